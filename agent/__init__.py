@@ -1,0 +1,1 @@
+"""voxmem.agent: the spoken dialogue agent (LangGraph), responders and TTS."""

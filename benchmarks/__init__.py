@@ -1,0 +1,1 @@
+"""voxmem.benchmarks: runners, data loaders, offline mini editions, voices."""

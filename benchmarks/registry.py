@@ -1,0 +1,47 @@
+"""Benchmarks by name. A runner takes an output folder, a seed and ``quick``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from rich.console import Console
+from voxmem.benchmarks.report import Report
+
+
+class RunFn(Protocol):
+    def __call__(self, *, out: Path, seed: int, quick: bool, console: Console) -> Report: ...
+
+
+@dataclass(frozen=True)
+class Runner:
+    name: str
+    description: str
+    run: RunFn
+
+
+def _voices(*, out: Path, seed: int, quick: bool, console: Console) -> Report:
+    from voxmem.benchmarks.voices import run_voices
+
+    return run_voices(out=out, seed=seed, quick=quick, console=console)
+
+
+RUNNERS: dict[str, Runner] = {
+    r.name: r
+    for r in [
+        Runner(
+            "voices",
+            "the synthetic voice, style and background set: render cost and "
+            "levels per voice and style",
+            _voices,
+        ),
+    ]
+}
+
+
+def get_runner(name: str) -> Runner:
+    try:
+        return RUNNERS[name]
+    except KeyError:
+        raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(sorted(RUNNERS))}") from None

@@ -1,0 +1,1 @@
+"""voxmem.memory: the audio memory (records, catalog, vector index, encoders)."""

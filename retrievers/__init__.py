@@ -1,0 +1,1 @@
+"""voxmem.retrievers: instructions to plans to ranked turns; baselines; metrics."""

@@ -1,0 +1,1 @@
+"""voxmem.server: the websocket voice server."""

@@ -1,0 +1,145 @@
+"""One settings model for the whole project.
+
+Values come from, highest first: keyword arguments, ``VOXMEM_*`` environment
+variables (nested fields with ``__``, e.g. ``VOXMEM_ASR__WEIGHTS=/models/whisper``),
+an optional ``.env`` file, then the defaults below. Components receive the part
+they need as an argument; nothing else reads the environment.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Role(StrEnum):
+    """The model roles voxmem resolves weights for."""
+
+    ASR = "asr"
+    VAD = "vad"
+    SPEAKER = "speaker"
+    STYLE = "style"
+    ENVIRONMENT = "environment"
+    TEXT = "text"
+    DIARIZATION = "diarization"
+    LLM = "llm"
+    TTS = "tts"
+
+
+class ModelSettings(BaseModel):
+    """Which backend serves a role and, optionally, where its weights are.
+
+    ``weights`` is a local file or directory, or a hub id. When it is unset the
+    weights shipped inside an installed package are used, and failing that the
+    backend's hub id, but only if downloads are allowed.
+    """
+
+    backend: str
+    weights: str | None = None
+    variant: str | None = None
+
+
+# One subclass per role so that setting one field of a role (say only its weights)
+# keeps that role's default backend.
+class AsrSettings(ModelSettings):
+    backend: str = "faster-whisper"
+    variant: str | None = "base"
+
+
+class VadSettings(ModelSettings):
+    backend: str = "silero"
+
+
+class SpeakerSettings(ModelSettings):
+    backend: str = "voicefilter-dvector"
+
+
+class StyleSettings(ModelSettings):
+    backend: str = "egemaps"
+
+
+class EnvironmentSettings(ModelSettings):
+    backend: str = "yamnet"
+
+
+class TextSettings(ModelSettings):
+    backend: str = "minilm"
+
+
+class DiarizationSettings(ModelSettings):
+    backend: str = "clustering"
+
+
+class LlmSettings(ModelSettings):
+    backend: str = "smollm2"
+
+
+class TtsSettings(ModelSettings):
+    backend: str = "espeak-ng"
+
+
+def _default_data_dir() -> Path:
+    return Path.home() / ".local" / "share" / "voxmem"
+
+
+def _default_cache_dir() -> Path:
+    return Path.home() / ".cache" / "voxmem"
+
+
+class ChromaSettings(BaseModel):
+    """Embedded Chroma under the data directory, or a Chroma server when ``url`` is set."""
+
+    url: str | None = None
+    path: Path | None = None
+
+    @property
+    def mode(self) -> Literal["embedded", "server"]:
+        return "server" if self.url else "embedded"
+
+
+class Settings(BaseSettings):
+    """Everything a voxmem process can be told."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="VOXMEM_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+    )
+
+    data_dir: Path = Field(default_factory=_default_data_dir)
+    cache_dir: Path = Field(default_factory=_default_cache_dir)
+    chroma: ChromaSettings = Field(default_factory=ChromaSettings)
+    threads: int = Field(default=2, ge=1, le=256)
+    allow_downloads: bool = False
+
+    asr: AsrSettings = Field(default_factory=lambda: AsrSettings())
+    vad: VadSettings = Field(default_factory=lambda: VadSettings())
+    speaker: SpeakerSettings = Field(default_factory=lambda: SpeakerSettings())
+    style: StyleSettings = Field(default_factory=lambda: StyleSettings())
+    environment: EnvironmentSettings = Field(default_factory=lambda: EnvironmentSettings())
+    text: TextSettings = Field(default_factory=lambda: TextSettings())
+    diarization: DiarizationSettings = Field(default_factory=lambda: DiarizationSettings())
+    llm: LlmSettings = Field(default_factory=lambda: LlmSettings())
+    tts: TtsSettings = Field(default_factory=lambda: TtsSettings())
+
+    @field_validator("data_dir", "cache_dir", mode="after")
+    @classmethod
+    def _expand(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @model_validator(mode="after")
+    def _chroma_path(self) -> Settings:
+        if self.chroma.path is None:
+            self.chroma = self.chroma.model_copy(update={"path": self.data_dir / "chroma"})
+        return self
+
+    def model_for(self, role: Role | str) -> ModelSettings:
+        """The settings of one model role."""
+        value: ModelSettings = getattr(self, Role(role).value)
+        return value
