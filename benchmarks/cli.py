@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+
 from voxmem.benchmarks.registry import RUNNERS, get_runner
 
 app = typer.Typer(

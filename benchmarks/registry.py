@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Protocol
 
 from rich.console import Console
+
 from voxmem.benchmarks.report import Report
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 from rich.console import Console
 from rich.progress import Progress
-from voxmem.benchmarks.report import Report, versions
-from voxmem.benchmarks.synth import STYLES, VOICES, ClipCache, Utterance, render, rms
 
 from voxmem.audio import Audio
+from voxmem.benchmarks.report import Report, versions
+from voxmem.benchmarks.synth import STYLES, VOICES, ClipCache, Utterance, render, rms
 
 SENTENCE = "Please bring the budget report to the meeting on Tuesday afternoon."
 

@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from voxmem.benchmarks.synth import ClipCache
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -4,6 +4,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from voxmem.audio import Audio
 from voxmem.benchmarks import synth
 from voxmem.benchmarks.synth import (
     BACKGROUNDS,
@@ -16,8 +18,6 @@ from voxmem.benchmarks.synth import (
     rms,
 )
 from voxmem.benchmarks.voices import median_f0
-
-from voxmem.audio import Audio
 
 TEXT = "Please bring the budget report to the meeting on Tuesday."
 

@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+
+from voxmem.audio import Audio
 from voxmem.benchmarks.synth.backgrounds import (
     BACKGROUND_BY_NAME,
     BACKGROUNDS,
@@ -37,8 +39,6 @@ from voxmem.benchmarks.synth.voices import (
     get_voice,
     synthesize_raw,
 )
-
-from voxmem.audio import Audio
 from voxmem.errors import SynthesisError
 
 __all__ = [
