@@ -146,3 +146,35 @@ def test_unknown_backends_are_refused(settings: Settings) -> None:
                 update={"speaker": settings.speaker.model_copy(update={"backend": "nope"})}
             )
         )
+
+
+@pytest.mark.models
+def test_yamnet_names_real_sound_effects_even_under_speech(
+    settings: Settings, clip_cache: ClipCache
+) -> None:
+    from voxmem.memory.encoders.environment import YamnetEnvironmentEncoder
+    from voxmem.memory.encoders.factory import environment_encoder
+
+    enc = environment_encoder(settings)
+    assert isinstance(enc, YamnetEnvironmentEncoder)
+    _check_contract(enc)
+    stereo = "/usr/share/sounds/freedesktop/stereo"
+    phone = [e.label for e in enc.events(load_audio(f"{stereo}/phone-incoming-call.oga"), 3)]
+    assert "Telephone" in phone
+    camera = [e.label for e in enc.events(load_audio(f"{stereo}/camera-shutter.oga"), 3)]
+    assert "Camera" in camera
+    speech = render(Utterance(SENTENCES[0], "flite-slt"), clip_cache)
+    assert enc.events(speech, 1, include_voice=True)[0].label == "Speech"
+    assert all(e.label != "Speech" for e in enc.events(speech, 10))  # voice classes dropped
+    mixed = render(Utterance(SENTENCES[0], "flite-slt", background="phone", snr_db=10), clip_cache)
+    assert "Telephone" in [e.label for e in enc.events(mixed, 5)]
+    # the same background under two different talkers is closer than two backgrounds
+    # under the same talker
+    other_talker = render(
+        Utterance(SENTENCES[1], "festival-ked", background="phone", snr_db=10), clip_cache
+    )
+    other_bg = render(
+        Utterance(SENTENCES[0], "flite-slt", background="trash", snr_db=10), clip_cache
+    )
+    a, b, c = enc.embed([mixed, other_talker, other_bg])
+    assert a @ b > a @ c

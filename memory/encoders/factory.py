@@ -37,3 +37,16 @@ def text_encoder(settings: Settings) -> TextEncoder:
 
 def transcriber(settings: Settings) -> WhisperTranscriber:
     return WhisperTranscriber(resolve(Role.ASR, settings), settings.threads)
+
+
+def environment_encoder(settings: Settings) -> AudioEncoder:
+    model = resolve(Role.ENVIRONMENT, settings)
+    if model.backend == "yamnet":
+        from voxmem.memory.encoders.environment import YamnetEnvironmentEncoder
+
+        return YamnetEnvironmentEncoder(model, settings.threads)
+    raise ModelUnavailable(
+        Role.ENVIRONMENT,
+        f"backend {model.backend!r} has no encoder yet",
+        "set VOXMEM_ENVIRONMENT__BACKEND=yamnet",
+    )
