@@ -8,11 +8,12 @@ import typer
 from rich.console import Console
 
 from voxmem.benchmarks.registry import RUNNERS, get_runner
+from voxmem.errors import VoxmemError
 
 app = typer.Typer(
     no_args_is_help=True, add_completion=False, help="Run voxmem's benchmarks and write reports."
 )
-console = Console(width=max(Console().width, 120))
+console = Console(width=max(Console().width, 170))
 
 
 @app.command("list")
@@ -30,14 +31,28 @@ def run(
     ),
     seed: int = typer.Option(0, help="Seed for generated data."),
     quick: bool = typer.Option(False, "--quick", help="A small slice, for smoke runs."),
+    data_dir: Path | None = typer.Option(
+        None,
+        "--data-dir",
+        help="Real data in the benchmark's published format (default: the offline mini edition).",
+    ),
 ) -> None:
-    """Run one benchmark; print a table and write results.json + summary.md under --out."""
+    """Run one benchmark; print a table and write results.json + summary.md under --out/NAME."""
     try:
         runner = get_runner(name)
     except KeyError as exc:
         console.print(f"[red]{exc.args[0]}[/]")
         raise typer.Exit(2) from None
-    report = runner.run(out=out / name, seed=seed, quick=quick, console=console)
+    if data_dir is not None and not data_dir.is_dir():
+        console.print(f"[red]--data-dir {data_dir} is not a folder[/]")
+        raise typer.Exit(2)
+    try:
+        report = runner.run(
+            out=out / name, seed=seed, quick=quick, console=console, data_dir=data_dir
+        )
+    except VoxmemError as exc:
+        console.print(f"[red]{type(exc).__name__}: {exc}[/]")
+        raise typer.Exit(1) from None
     paths = report.write(out / name)
     console.print(report.table())
     console.print("wrote " + ", ".join(str(p) for p in paths))

@@ -1,4 +1,5 @@
-"""Benchmarks by name. A runner takes an output folder, a seed and ``quick``."""
+"""Benchmarks by name. A runner takes an output folder, a seed, ``quick`` and an optional
+folder of real data in the benchmark's published format."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from voxmem.benchmarks.report import Report
 
 
 class RunFn(Protocol):
-    def __call__(self, *, out: Path, seed: int, quick: bool, console: Console) -> Report: ...
+    def __call__(
+        self, *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None
+    ) -> Report: ...
 
 
 @dataclass(frozen=True)
@@ -22,10 +25,20 @@ class Runner:
     run: RunFn
 
 
-def _voices(*, out: Path, seed: int, quick: bool, console: Console) -> Report:
+def _voices(
+    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None
+) -> Report:
     from voxmem.benchmarks.voices import run_voices
 
     return run_voices(out=out, seed=seed, quick=quick, console=console)
+
+
+def _probes(
+    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None
+) -> Report:
+    from voxmem.benchmarks.probes.run import run_probes
+
+    return run_probes(out=out, seed=seed, quick=quick, console=console, data_dir=data_dir)
 
 
 RUNNERS: dict[str, Runner] = {
@@ -36,6 +49,12 @@ RUNNERS: dict[str, Runner] = {
             "the synthetic voice, style and background set: render cost and "
             "levels per voice and style",
             _voices,
+        ),
+        Runner(
+            "probes",
+            "each encoder on its own, in Dynamic-SUPERB's task format: speaker EER, style and "
+            "environment accuracy, ASR WER, diarization DER, throughput",
+            _probes,
         ),
     ]
 }

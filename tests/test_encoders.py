@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +21,7 @@ SENTENCES = [
     "Could you send me the slides before lunch?",
 ]
 LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox"
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _tone(freq: float, seconds: float = 1.0) -> Audio:
@@ -178,3 +181,234 @@ def test_yamnet_names_real_sound_effects_even_under_speech(
     )
     a, b, c = enc.embed([mixed, other_talker, other_bg])
     assert a @ b > a @ c
+
+
+# --- voice activity --------------------------------------------------------------------
+
+
+def test_vad_hysteresis_on_hand_made_probabilities() -> None:
+    from voxmem.memory.encoders.vad import VadParams, regions_from_probabilities
+
+    frame = 0.1
+    probs = np.array([0, 0, 0.9, 0.9, 0.9, 0.4, 0.9, 0.9, 0, 0, 0, 0.9, 0, 0, 0])
+    params = VadParams(threshold=0.5, min_speech=0.25, min_silence=0.15, pad=0.0)
+    regions = regions_from_probabilities(probs, frame, 1.5, params)
+    # 0.4 sits between the two thresholds, so speech goes on through frame 5; the lone
+    # frame 11 is shorter than min_speech and dropped
+    assert [(round(r.start, 2), round(r.end, 2)) for r in regions] == [(0.2, 0.8)]
+    padded = regions_from_probabilities(probs, frame, 1.5, VadParams(0.5, 0.05, 0.15, pad=0.25))
+    # padding joins the two regions into one
+    assert [(round(r.start, 2), round(r.end, 2)) for r in padded] == [(0.0, 1.45)]
+
+
+@pytest.mark.models
+def test_silero_finds_speech_between_silences(settings: Settings, clip_cache: ClipCache) -> None:
+    from voxmem.memory.encoders.factory import voice_activity
+
+    vad = voice_activity(settings)
+    speech = render(Utterance(SENTENCES[0], "flite-rms"), clip_cache)
+    silence = np.zeros(16_000, np.float32)
+    audio = Audio(np.concatenate([silence, speech.samples, silence]))
+    regions = vad.regions(audio)
+    assert len(regions) == 1
+    assert 0.9 <= regions[0].start <= 1.4 and 1.0 + speech.duration - 0.4 <= regions[0].end
+    assert regions[0].end <= 1.0 + speech.duration + 0.2
+    assert vad.regions(Audio(silence)) == []
+
+
+# --- diarization -----------------------------------------------------------------------
+
+
+class _FixedVad:
+    def __init__(self, regions: list[tuple[float, float]]) -> None:
+        from voxmem.memory.encoders.vad import SpeechRegion
+
+        self._regions = [SpeechRegion(s, e) for s, e in regions]
+
+    def regions(self, audio: Audio) -> list:  # type: ignore[type-arg]
+        return self._regions
+
+
+def test_clustering_diarizer_logic_with_fakes() -> None:
+    from voxmem.memory.encoders.diarization import ClusteringDiarizer, DiarizationParams
+
+    # "speaker" A is a low tone, B a high one; the fake encoder tells them apart
+    t = np.arange(16_000 * 3) / 16_000
+    low, high = np.sin(2 * np.pi * 150 * t), np.sin(2 * np.pi * 3000 * t)
+    pause = np.zeros(8_000)
+    audio = Audio((0.3 * np.concatenate([low, pause, high, pause, low])).astype(np.float32))
+    vad = _FixedVad([(0.0, 3.0), (3.5, 6.5), (7.0, 10.0)])
+    diarize = ClusteringDiarizer(
+        vad,
+        FakeAudioEncoder(dim=16),  # type: ignore[arg-type]
+        DiarizationParams(threshold=0.3),
+    )
+    turns = diarize(audio)
+    assert [t.speaker for t in turns] == ["S1", "S2", "S1"]
+    assert turns[0].start == 0.0 and turns[-1].end == 10.0
+    assert all(t.voiceprint.shape == (16,) for t in turns)
+
+
+def test_cluster_with_an_unknown_number_of_speakers() -> None:
+    from voxmem.memory.encoders.diarization import cluster
+
+    rng = np.random.default_rng(0)
+    centres = rng.standard_normal((3, 32))
+    points = np.concatenate([c + 0.05 * rng.standard_normal((4, 32)) for c in centres])
+    labels = cluster(points, threshold=0.3)
+    assert len(set(labels)) == 3
+    assert all(len(set(labels[i * 4 : i * 4 + 4])) == 1 for i in range(3))
+    assert list(cluster(points[:1], 0.3)) == [0]
+
+
+@pytest.mark.models
+def test_real_diarizer_on_a_generated_conversation(
+    settings: Settings, clip_cache: ClipCache
+) -> None:
+    from pyannote.core import Annotation, Segment
+    from pyannote.metrics.diarization import DiarizationErrorRate
+
+    from voxmem.benchmarks.synth.conversation import conversation
+    from voxmem.memory.encoders.factory import diarizer
+
+    turns = [
+        Utterance(SENTENCES[0], "flite-rms"),
+        Utterance(SENTENCES[1], "piper-joe"),
+        Utterance(SENTENCES[2], "espeak-sc-f"),
+        Utterance(SENTENCES[0], "piper-joe"),
+        Utterance(SENTENCES[1], "flite-rms", style="fast"),
+    ]
+    audio, ref = conversation(turns, clip_cache, seed=11)
+    hyp_turns = diarizer(settings)(audio)
+    assert len({t.speaker for t in hyp_turns}) == 3
+    reference, hypothesis = Annotation(), Annotation()
+    for r in ref:
+        reference[Segment(r.start, r.end)] = r.speaker
+    for h in hyp_turns:
+        hypothesis[Segment(h.start, h.end)] = h.speaker
+    assert DiarizationErrorRate(collar=0.25)(reference, hypothesis) < 0.15
+
+
+def test_pyannote_needs_configured_weights(settings: Settings) -> None:
+    from voxmem.memory.encoders.factory import diarizer
+
+    s = settings.model_copy(
+        update={"diarization": settings.diarization.model_copy(update={"backend": "pyannote"})}
+    )
+    with pytest.raises(ModelUnavailable, match="VOXMEM_DIARIZATION__WEIGHTS"):
+        diarizer(s)
+
+
+@pytest.mark.skipif(
+    "VOXMEM_TEST_PYANNOTE_WEIGHTS" not in __import__("os").environ,
+    reason="no registry package ships pyannote's segmentation weights; set "
+    "VOXMEM_TEST_PYANNOTE_WEIGHTS to a local pipeline folder to run this",
+)
+def test_pyannote_pipeline_with_local_weights(settings: Settings, clip_cache: ClipCache) -> None:
+    import os
+
+    from voxmem.benchmarks.synth.conversation import conversation
+    from voxmem.memory.encoders.factory import diarizer
+
+    s = settings.model_copy(
+        update={
+            "diarization": settings.diarization.model_copy(
+                update={
+                    "backend": "pyannote",
+                    "weights": os.environ["VOXMEM_TEST_PYANNOTE_WEIGHTS"],
+                }
+            )
+        }
+    )
+    audio, _ = conversation(
+        [Utterance(SENTENCES[0], "flite-rms"), Utterance(SENTENCES[1], "piper-joe")], clip_cache
+    )
+    turns = diarizer(s)(audio)
+    assert turns and all(t.voiceprint.shape == (256,) for t in turns)
+
+
+# --- other speaker backends -------------------------------------------------------------
+
+
+@pytest.mark.models
+def test_resemblyzer_backend(settings: Settings, clip_cache: ClipCache) -> None:
+    from voxmem.memory.encoders.factory import speaker_encoder
+
+    enc = speaker_encoder(
+        settings.model_copy(
+            update={"speaker": settings.speaker.model_copy(update={"backend": "resemblyzer"})}
+        )
+    )
+    _check_contract(enc)
+    a1, a2, b = enc.embed(
+        [
+            render(Utterance(SENTENCES[0], "flite-slt"), clip_cache),
+            render(Utterance(SENTENCES[1], "flite-slt"), clip_cache),
+            render(Utterance(SENTENCES[0], "festival-ked"), clip_cache),
+        ]
+    )
+    assert a1 @ a2 > a1 @ b
+
+
+@pytest.mark.models
+def test_ecapa_loads_through_speechbrain_on_random_weights(tmp_path: Path) -> None:
+    import torch
+    from hyperpyyaml import load_hyperpyyaml
+
+    from voxmem.memory.encoders.factory import speaker_encoder
+
+    folder = tmp_path / "ecapa"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "ecapa_small.yaml", folder / "hyperparams.yaml")
+    with open(folder / "hyperparams.yaml") as f:
+        hp = load_hyperpyyaml(f, overrides={"pretrained_path": str(folder)})
+    torch.manual_seed(0)
+    torch.save(hp["embedding_model"].state_dict(), folder / "embedding_model.ckpt")
+    s = Settings(cache_dir=tmp_path / "cache", speaker={"backend": "ecapa", "weights": str(folder)})
+    enc = speaker_encoder(s)
+    assert enc.dim == 96
+    _check_contract(enc)
+    x = np.random.default_rng(1).standard_normal(16_000).astype(np.float32) * 0.1
+    got = enc.embed([Audio(x)])[0]
+    # the same network computed by hand from the saved weights
+    with torch.inference_mode():
+        wav = torch.from_numpy(x)[None]
+        lens = torch.ones(1)
+        feats = hp["mean_var_norm"](hp["compute_features"](wav), lens)
+        hp["embedding_model"].eval()
+        want = hp["embedding_model"](feats, lens).squeeze().numpy()
+    np.testing.assert_allclose(got, want / np.linalg.norm(want), atol=1e-4)
+
+
+# --- style --------------------------------------------------------------------------------
+
+
+@pytest.mark.models
+def test_style_vectors_and_labels(settings: Settings, clip_cache: ClipCache) -> None:
+    from voxmem.memory.encoders.factory import style_encoder
+    from voxmem.memory.encoders.style import STYLE_VOCABULARY, VOCAL_EVENTS
+
+    enc = style_encoder(settings, with_vocal_events=True)
+    assert (enc.name, enc.dim) == ("egemaps", 88)
+    _check_contract(enc)
+
+    def clip(style: str, text: str = SENTENCES[0], voice: str = "flite-rms") -> Audio:
+        return render(Utterance(text, voice, style), clip_cache)
+
+    # flite-rms is held out of the calibration
+    n1, n2, w = enc.embed([clip("neutral"), clip("neutral", SENTENCES[1]), clip("whisper")])
+    assert n1 @ n2 > n1 @ w + 0.2
+    labels = enc.labels(clip("whisper"))
+    assert {lab.label for lab in labels} == set(STYLE_VOCABULARY) | set(VOCAL_EVENTS)
+    assert labels == sorted(labels, key=lambda lab: -lab.score)
+    prosodic = [lab for lab in labels if lab.label in STYLE_VOCABULARY]
+    assert prosodic[0].label == "whisper"
+    assert sum(lab.score for lab in prosodic) == pytest.approx(1.0, abs=1e-5)
+    # relative to the speaker's usual way of talking
+    styles = ["neutral", "fast", "sad", "whisper", "excited"]
+    baseline = enc.features([clip(s, SENTENCES[2]) for s in styles]).mean(axis=0)
+    sad = enc.labels(clip("sad"), baseline=baseline)
+    assert next(lab.label for lab in sad if lab.label in STYLE_VOCABULARY) == "sad"
+    rel = enc.embed_relative([clip("sad")], baseline)
+    assert rel.shape == (1, 88)
+    assert not np.allclose(rel[0], enc.embed([clip("sad")])[0])

@@ -7,14 +7,19 @@ takes uint8 input and returns uint8 logits; both quantisations are read from
 the model's own Quantize/Dequantize nodes.
 
 So that the talker does not drown out the background, the background vector
-drops the voice classes and weights each patch by how little speech it holds.
+drops the voice classes and weights each patch by how little speech it holds,
+and adds the spectral shape of the clip's quietest frames (where the
+background is heard alone), standardised with calibration statistics from
+``data/environment_calibration.json`` (``python -m voxmem.benchmarks.calibrate``).
 """
 
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +36,12 @@ FMIN, FMAX, LOG_OFFSET = 125.0, 7500.0, 0.001
 #: are the talker, not the environment.
 VOICE_CLASSES = range(0, 46)
 SPEECH_CLASSES = (0, 1, 2, 3, 4, 5)
+#: share of the quietest frames whose spectrum describes the background alone
+QUIET_FRACTION = 0.3
+#: weight of the spectral part against the YAMNet part (both unit length);
+#: chosen by leave-one-speaker-out on the calibration voices only
+SPECTRAL_WEIGHT = 0.5
+CALIBRATION = "environment_calibration.json"
 
 
 @dataclass(frozen=True)
@@ -56,13 +67,37 @@ def mel_matrix(sample_rate: int = 16_000) -> np.ndarray:
     return weights.astype(np.float32)
 
 
+@dataclass(frozen=True)
+class EnvironmentCalibration:
+    """Mean and spread of the spectral features over the calibration clips."""
+
+    mean: np.ndarray
+    std: np.ndarray
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> EnvironmentCalibration:
+        text = (
+            path.read_text()
+            if path
+            else resources.files("voxmem.memory.encoders").joinpath("data", CALIBRATION).read_text()
+        )
+        data = json.loads(text)
+        return cls(np.array(data["mean"], np.float32), np.array(data["std"], np.float32))
+
+
 class YamnetEnvironmentEncoder(AudioEncoder):
     """Background vectors (non-voice logits, speech-weighted) and sound-event labels."""
 
     name = "yamnet"
     min_seconds = 0.96
 
-    def __init__(self, model: ResolvedModel, threads: int = 2) -> None:
+    def __init__(
+        self,
+        model: ResolvedModel,
+        threads: int = 2,
+        calibration: EnvironmentCalibration | None = None,
+    ) -> None:
+        self.calibration = calibration or EnvironmentCalibration.load()
         self._session = shared_model(
             "onnx-yamnet", model.location, lambda: _session(model.location, threads)
         )
@@ -72,7 +107,7 @@ class YamnetEnvironmentEncoder(AudioEncoder):
         with open(Path(model.location).parent / "yamnet_class_map.csv") as f:
             self.class_names = [row["display_name"] for row in csv.DictReader(f)]
         self._keep = np.array([i for i in range(len(self.class_names)) if i not in VOICE_CLASSES])
-        self.dim = len(self._keep)
+        self.dim = len(self._keep) + 2 * N_MELS
         self._mel = mel_matrix()
         self._window = np.hanning(WINDOW + 1)[:-1].astype(np.float32)  # periodic Hann
 
@@ -109,13 +144,24 @@ class YamnetEnvironmentEncoder(AudioEncoder):
         speech = 1 / (1 + np.exp(-logits[:, SPEECH_CLASSES].max(axis=1)))
         return 1.0 - speech + 0.05
 
+    def spectral_features(self, audio: Audio) -> np.ndarray:
+        """Mean log-mel shape of the quietest frames, and each band's spread (128 values)."""
+        mel = self.log_mel(audio)
+        energy = mel.mean(axis=1)
+        quiet = mel[energy <= np.quantile(energy, QUIET_FRACTION)]
+        shape = quiet.mean(axis=0)
+        return np.concatenate([shape - shape.mean(), mel.std(axis=0)]).astype(np.float32)
+
     def _embed(self, segments: Sequence[Audio]) -> np.ndarray:
         rows = []
         for seg in segments:
             logits = self.patch_logits(seg)
             w = self._speech_weights(logits)
             mean = (w[:, None] * logits[:, self._keep]).sum(axis=0) / w.sum()
-            rows.append(mean - mean.mean())
+            events = l2_normalize((mean - mean.mean())[None])[0]
+            z = (self.spectral_features(seg) - self.calibration.mean) / self.calibration.std
+            spectral = l2_normalize(z[None])[0] * SPECTRAL_WEIGHT
+            rows.append(np.concatenate([events, spectral]))
         return l2_normalize(np.stack(rows))
 
     def events(self, audio: Audio, top: int = 5, include_voice: bool = False) -> list[SoundEvent]:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from voxmem.errors import ModelUnavailable
 from voxmem.memory.encoders.asr import WhisperTranscriber
 from voxmem.memory.encoders.base import AudioEncoder, TextEncoder
+from voxmem.memory.encoders.diarization import ClusteringDiarizer, Diarizer, PyannoteDiarizer
+from voxmem.memory.encoders.style import EgemapsStyleEncoder
+from voxmem.memory.encoders.vad import SileroVad
 from voxmem.models import resolve
 from voxmem.settings import Role, Settings
 
@@ -15,6 +18,16 @@ def speaker_encoder(settings: Settings) -> AudioEncoder:
         from voxmem.memory.encoders.speaker import DVectorEncoder
 
         return DVectorEncoder(model, settings.threads)
+    if model.backend == "resemblyzer":
+        from voxmem.memory.encoders.speaker import ResemblyzerEncoder
+
+        return ResemblyzerEncoder(model, settings.threads)
+    if model.backend == "ecapa":
+        from voxmem.memory.encoders.speaker import EcapaEncoder
+
+        return EcapaEncoder(
+            model, settings.threads, savedir=str(settings.cache_dir / "models" / "ecapa")
+        )
     raise ModelUnavailable(
         Role.SPEAKER,
         f"backend {model.backend!r} has no encoder yet",
@@ -49,4 +62,34 @@ def environment_encoder(settings: Settings) -> AudioEncoder:
         Role.ENVIRONMENT,
         f"backend {model.backend!r} has no encoder yet",
         "set VOXMEM_ENVIRONMENT__BACKEND=yamnet",
+    )
+
+
+def style_encoder(settings: Settings, with_vocal_events: bool = False) -> EgemapsStyleEncoder:
+    """The eGeMAPS style encoder; with vocal events, YAMNet scores laughing, crying, ..."""
+    model = resolve(Role.STYLE, settings)
+    if model.backend != "egemaps":
+        raise ModelUnavailable(
+            Role.STYLE,
+            f"backend {model.backend!r} has no encoder yet",
+            "set VOXMEM_STYLE__BACKEND=egemaps",
+        )
+    env = environment_encoder(settings) if with_vocal_events else None
+    return EgemapsStyleEncoder(environment=env)
+
+
+def voice_activity(settings: Settings) -> SileroVad:
+    return SileroVad(resolve(Role.VAD, settings))
+
+
+def diarizer(settings: Settings) -> Diarizer:
+    model = resolve(Role.DIARIZATION, settings)
+    if model.backend == "clustering":
+        return ClusteringDiarizer(voice_activity(settings), speaker_encoder(settings))
+    if model.backend == "pyannote":
+        return PyannoteDiarizer(model, speaker_encoder(settings), settings.threads)
+    raise ModelUnavailable(
+        Role.DIARIZATION,
+        f"backend {model.backend!r} has no diarizer",
+        "set VOXMEM_DIARIZATION__BACKEND=clustering",
     )

@@ -28,12 +28,14 @@ def _band_features(audio: Audio) -> np.ndarray:
     frames.flat[: len(usable)] = usable
     spec = np.abs(np.fft.rfft(frames * np.hanning(frame), axis=1)) ** 2
     bands = np.array_split(spec, N_BANDS, axis=1)
-    energy = np.log10(np.stack([b.sum(axis=1) for b in bands], axis=1) + 1e-10)
-    return np.concatenate([energy.mean(axis=0), energy.std(axis=0)])
+    energy = np.stack([b.sum(axis=1) for b in bands], axis=1)
+    # each frame's share of energy per band: loudness-free, and far apart for different sounds
+    share = np.sqrt(energy / np.maximum(energy.sum(axis=1, keepdims=True), 1e-12))
+    return np.concatenate([share.mean(axis=0), share.std(axis=0)])
 
 
 class FakeAudioEncoder(AudioEncoder):
-    """A seeded random projection of log band energies (mean and spread)."""
+    """A seeded random projection of the spectrum's shape (mean and spread of band shares)."""
 
     def __init__(self, name: str = "fake-audio", dim: int = 32, seed: int = 0) -> None:
         self.name, self.dim = name, dim
@@ -41,7 +43,6 @@ class FakeAudioEncoder(AudioEncoder):
 
     def _embed(self, segments: Sequence[Audio]) -> np.ndarray:
         feats = np.stack([_band_features(s) for s in segments])
-        feats = feats - feats.mean(axis=1, keepdims=True)
         return l2_normalize(feats @ self._proj)
 
 

@@ -84,3 +84,67 @@ def _onnx_session(path: str, threads: int) -> Any:
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+
+
+class ResemblyzerEncoder(AudioEncoder):
+    """GE2E d-vectors from resemblyzer (256-d), L2-normalised."""
+
+    name = "resemblyzer"
+    dim = 256
+    min_seconds = 1.6
+
+    def __init__(self, model: ResolvedModel, threads: int = 2) -> None:
+        def load() -> Any:
+            import torch
+            from resemblyzer import VoiceEncoder
+
+            torch.set_num_threads(threads)
+            return VoiceEncoder(device="cpu", weights_fpath=model.path, verbose=False)
+
+        self._model = shared_model("resemblyzer", model.location, load)
+
+    def _embed(self, segments: Sequence[Audio]) -> np.ndarray:
+        rows = []
+        for seg in segments:
+            x = seg.samples
+            if len(x) < int(self.min_seconds * self.sample_rate):
+                x = np.pad(x, (0, int(self.min_seconds * self.sample_rate) - len(x)))
+            rows.append(self._model.embed_utterance(x))
+        return l2_normalize(np.stack(rows))
+
+
+class EcapaEncoder(AudioEncoder):
+    """speechbrain ECAPA-TDNN voiceprints from a local folder or hub id holding
+    ``hyperparams.yaml`` and ``embedding_model.ckpt`` (the spkrec-ecapa layout)."""
+
+    name = "ecapa"
+    min_seconds = 0.5
+
+    def __init__(self, model: ResolvedModel, threads: int = 2, savedir: str | None = None) -> None:
+        def load() -> Any:
+            import torch
+            from speechbrain.inference.speaker import EncoderClassifier
+
+            torch.set_num_threads(threads)
+            return EncoderClassifier.from_hparams(
+                source=model.location,
+                savedir=savedir,
+                run_opts={"device": "cpu"},
+                overrides={"pretrained_path": model.location},
+            )
+
+        self._model = shared_model("speechbrain-ecapa", model.location, load)
+        self.dim = int(self._model.mods.embedding_model.fc.conv.out_channels)
+
+    def _embed(self, segments: Sequence[Audio]) -> np.ndarray:
+        import torch
+
+        longest = max(len(s.samples) for s in segments)
+        batch = torch.zeros(len(segments), longest)
+        lens = torch.zeros(len(segments))
+        for i, s in enumerate(segments):
+            batch[i, : len(s.samples)] = torch.from_numpy(s.samples)
+            lens[i] = len(s.samples) / longest
+        with torch.inference_mode():
+            emb = self._model.encode_batch(batch, lens).squeeze(1).numpy()
+        return l2_normalize(emb)

@@ -1,0 +1,1 @@
+"""``benchmarks run probes``: each encoder measured on its own, in Dynamic-SUPERB's task format."""

@@ -1,0 +1,38 @@
+"""Sentences for synthetic speech: everyday, varied in length and topic."""
+
+from __future__ import annotations
+
+SENTENCES: tuple[str, ...] = (
+    "The budget meeting moved to Thursday morning.",
+    "I think the weather will be better tomorrow.",
+    "Could you send me the slides before lunch?",
+    "We should book the train tickets tonight.",
+    "My sister is visiting us next weekend.",
+    "The printer on the third floor is broken again.",
+    "Let's try the new restaurant near the station.",
+    "He forgot his keys at the office yesterday.",
+    "The project deadline is the end of the month.",
+    "Please water the plants while I am away.",
+    "The museum opens at ten on Sundays.",
+    "I left my umbrella in the taxi this morning.",
+    "Our team won the match by two goals.",
+    "The doctor said I need more sleep.",
+    "Can you pick up some bread on the way home?",
+    "The concert was cancelled because of the storm.",
+    "She has been learning to play the violin.",
+    "We need three more chairs for the dinner party.",
+    "The library closes early during the holidays.",
+    "I would like a cup of tea with lemon.",
+    "The new software update fixed the login problem.",
+    "They are moving to a bigger apartment in May.",
+    "The flight to Lisbon was delayed by two hours.",
+    "Remember to call your grandmother on her birthday.",
+    "The garden looks beautiful after the rain.",
+    "Our landlord will repair the heating on Monday.",
+    "I found a great book about the history of maps.",
+    "The children built a snowman in the park.",
+    "We ran out of milk, so I bought oat milk instead.",
+    "The quarterly report shows higher sales in spring.",
+    "My phone battery dies before the end of the day.",
+    "The bakery on the corner sells the best croissants.",
+)
