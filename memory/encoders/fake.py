@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -59,3 +60,87 @@ class FakeTextEncoder(TextEncoder):
                 h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "big")
                 out[i, h % self.dim] += 1.0 if (h >> 32) & 1 else -1.0
         return l2_normalize(out)
+
+
+class FakeTranscriber:
+    """Says ``text`` for any clip, its words spread evenly over the clip."""
+
+    name = "fake-asr"
+    sample_rate = 16_000
+
+    def __init__(self, text: str = "") -> None:
+        self.text = text
+
+    def transcribe(self, audio: Audio) -> Any:
+        from voxmem.memory.encoders.asr import Transcript, Word
+
+        words = self.text.split()
+        step = audio.duration / max(1, len(words))
+        return Transcript(
+            self.text, "en", [Word(w, i * step, (i + 1) * step, 1.0) for i, w in enumerate(words)]
+        )
+
+
+class FakeDiarizer:
+    """Loud stretches are turns; turns whose fake voiceprints are close share a speaker."""
+
+    name = "fake-diarizer"
+
+    def __init__(
+        self,
+        speaker: AudioEncoder,
+        floor_db: float = -35.0,
+        gap: float = 0.3,
+        threshold: float = 0.2,
+    ) -> None:
+        self.speaker, self.floor_db, self.gap, self.threshold = speaker, floor_db, gap, threshold
+
+    def __call__(self, audio: Audio) -> list[Any]:
+        from voxmem.memory.encoders.diarization import SpeakerTurn, cluster
+
+        frame = int(0.03 * audio.sample_rate)
+        x = audio.samples
+        n = len(x) // frame
+        if n == 0:
+            return []
+        rms = np.sqrt(np.mean(x[: n * frame].reshape(n, frame) ** 2, axis=1) + 1e-12)
+        loud = (
+            20 * np.log10(rms / rms.max()) > self.floor_db
+            if rms.max() > 1e-4
+            else np.zeros(n, bool)
+        )
+        spans: list[list[float]] = []
+        for i in np.nonzero(loud)[0]:
+            t0, t1 = i * frame / audio.sample_rate, (i + 1) * frame / audio.sample_rate
+            if spans and t0 - spans[-1][1] <= self.gap:
+                spans[-1][1] = t1
+            else:
+                spans.append([t0, t1])
+        spans = [s for s in spans if s[1] - s[0] >= 0.1]
+        if not spans:
+            return []
+        prints = self.speaker.embed([audio.slice(s, e) for s, e in spans])
+        labels = cluster(prints, self.threshold)
+        names: dict[int, str] = {}
+        for lab in labels:
+            names.setdefault(int(lab), f"S{len(names) + 1}")
+        return [
+            SpeakerTurn(s, e, names[int(lab)], p)
+            for (s, e), lab, p in zip(spans, labels, prints, strict=True)
+        ]
+
+
+def fake_perception(text: str = "", dims: dict[str, int] | None = None) -> Any:
+    """A Perception made only of fakes (fast, deterministic, no model files)."""
+    from voxmem.memory.perception import Perception
+
+    d = {"speaker": 32, "style": 24, "environment": 40, "text": 64, **(dims or {})}
+    speaker = FakeAudioEncoder("fake-speaker", d["speaker"], seed=1)
+    return Perception(
+        FakeDiarizer(speaker),
+        FakeTranscriber(text),
+        speaker,
+        FakeAudioEncoder("fake-style", d["style"], seed=2),
+        FakeAudioEncoder("fake-environment", d["environment"], seed=3),
+        FakeTextEncoder("fake-text", d["text"]),
+    )

@@ -1,0 +1,297 @@
+"""The vector index: Chroma collections, one per tenant and embedding space.
+
+A tenant's vectors live only in that tenant's collections, so no filter or
+search can reach another tenant's data. The same code runs on an embedded
+``PersistentClient`` (the default) or a Chroma server (``chroma.url``).
+Chroma holds copies only; the catalog can always rebuild it.
+
+An embedded Chroma keeps its HNSW graphs in each process's memory: a process
+does not see another's writes, and two processes persisting graphs at once
+lose vectors. So in embedded mode every index operation holds a file lock
+(shared to read, exclusive to write), writers bump a generation number, and a
+process that finds the generation moved reloads the index before using it.
+Many processes writing at once is what the Chroma server mode is for; this
+keeps the embedded mode correct when it happens anyway.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import numpy as np
+
+from voxmem.memory.records import StoreError
+from voxmem.settings import ChromaSettings
+
+Metadata = Mapping[str, str | int | float | bool]
+
+
+class IndexUnavailable(StoreError, RuntimeError):
+    """The Chroma server cannot be reached, or the embedded index cannot be opened."""
+
+
+@dataclass(frozen=True)
+class IndexHit:
+    id: str
+    score: float  # cosine similarity, 1 is identical
+    metadata: dict[str, Any]
+
+
+def collection_name(tenant: str, space: str) -> str:
+    """Chroma-safe, fixed-length name; the tenant id itself is kept in the metadata."""
+    digest = hashlib.sha256(tenant.encode()).hexdigest()[:24]
+    return f"vx-{digest}-{space}"
+
+
+class VectorIndex:
+    """Per-tenant, per-space cosine collections."""
+
+    def __init__(self, chroma: ChromaSettings, default_path: Path) -> None:
+        self.mode = chroma.mode
+        self.url = chroma.url
+        self.path = chroma.path or default_path
+        self._collections: dict[str, Any] = {}
+        self._lock = threading.RLock()
+        self._generation = -1
+        self._connect()
+        if self.mode == "embedded":
+            self._generation = self._read_generation()
+
+    def _connect(self) -> None:
+        import chromadb
+        from chromadb.config import Settings as ChromaClientSettings
+
+        client_settings = ChromaClientSettings(anonymized_telemetry=False, allow_reset=False)
+        try:
+            if self.url:
+                url = urlparse(self.url)
+                self.client = chromadb.HttpClient(
+                    host=url.hostname or "localhost",
+                    port=url.port or 8000,
+                    ssl=url.scheme == "https",
+                    settings=client_settings,
+                )
+                self.client.heartbeat()
+            else:
+                self.path.mkdir(parents=True, exist_ok=True)
+                self.client = chromadb.PersistentClient(
+                    path=str(self.path), settings=client_settings
+                )
+        except Exception as exc:  # chroma raises many kinds; callers get one
+            where = self.url or str(self.path)
+            raise IndexUnavailable(
+                f"cannot open the Chroma index at {where} ({type(exc).__name__}: {exc}); "
+                "check that the server is running or the folder is writable"
+            ) from exc
+        self._collections = {}
+
+    # -- cross-process coordination (embedded mode) ----------------------------------
+
+    def _read_generation(self) -> int:
+        try:
+            return int((self.path / ".voxmem-generation").read_text() or 0)
+        except (FileNotFoundError, ValueError):
+            return 0
+
+    def _bump_generation(self) -> None:
+        gen = self._read_generation() + 1
+        tmp = self.path / f".voxmem-generation.{os.getpid()}"
+        tmp.write_text(str(gen))
+        os.replace(tmp, self.path / ".voxmem-generation")
+        self._generation = gen
+
+    def _reload(self) -> None:
+        from chromadb.api.client import SharedSystemClient
+
+        SharedSystemClient.clear_system_cache()
+        self._connect()
+
+    @contextmanager
+    def access(self, write: bool) -> Iterator[None]:
+        """Hold the index for one operation; reload first if another process wrote."""
+        with self._lock:
+            if self.mode != "embedded":
+                yield
+                return
+            with open(self.path / ".voxmem-index.lock", "a+") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
+                try:
+                    if self._read_generation() != self._generation:
+                        self._reload()
+                        self._generation = self._read_generation()
+                    yield
+                    if write:
+                        self._bump_generation()
+                finally:
+                    fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _collection(self, tenant: str, space: str, create: bool = True) -> Any | None:
+        name = collection_name(tenant, space)
+        if name in self._collections:
+            return self._collections[name]
+        if create:
+            col = self.client.get_or_create_collection(
+                name, metadata={"hnsw:space": "cosine", "tenant": tenant, "space": space}
+            )
+        else:
+            try:
+                col = self.client.get_collection(name)
+            except Exception:  # chroma raises NotFoundError or ValueError by version
+                return None
+        self._collections[name] = col
+        return col
+
+    def upsert(
+        self,
+        tenant: str,
+        space: str,
+        ids: Sequence[str],
+        vectors: Sequence[np.ndarray],
+        metadatas: Sequence[Metadata],
+    ) -> None:
+        if not ids:
+            return
+        with self.access(write=True):
+            col = self._collection(tenant, space)
+            assert col is not None
+            col.upsert(
+                ids=list(ids),
+                embeddings=[np.asarray(v, np.float32) for v in vectors],
+                metadatas=[dict(m) for m in metadatas],
+            )
+
+    def update_metadata(
+        self, tenant: str, space: str, ids: Sequence[str], metadatas: Sequence[Metadata]
+    ) -> None:
+        if not ids:
+            return
+        with self.access(write=True):
+            col = self._collection(tenant, space, create=False)
+            if col is not None:
+                col.update(ids=list(ids), metadatas=[dict(m) for m in metadatas])
+
+    def delete(self, tenant: str, space: str, ids: Iterable[str]) -> None:
+        ids = list(ids)
+        if not ids:
+            return
+        with self.access(write=True):
+            col = self._collection(tenant, space, create=False)
+            if col is not None:
+                col.delete(ids=ids)
+
+    def query(
+        self,
+        tenant: str,
+        space: str,
+        vector: np.ndarray,
+        k: int,
+        where: Mapping[str, Any] | None = None,
+    ) -> list[IndexHit]:
+        if k <= 0:
+            return []
+        with self.access(write=False):
+            col = self._collection(tenant, space, create=False)
+            if col is None:
+                return []
+            res = col.query(
+                query_embeddings=[np.asarray(vector, np.float32)],
+                n_results=k,
+                where=dict(where) if where else None,
+                include=["distances", "metadatas"],
+            )
+        ids, dists, metas = res["ids"][0], res["distances"][0], res["metadatas"][0]
+        return [
+            IndexHit(i, 1.0 - float(d), dict(m or {}))
+            for i, d, m in zip(ids, dists, metas, strict=True)
+        ]
+
+    def ids(self, tenant: str, space: str) -> set[str]:
+        out: set[str] = set()
+        with self.access(write=False):
+            col = self._collection(tenant, space, create=False)
+            if col is None:
+                return out
+            offset, page = 0, 5000
+            while True:
+                got = col.get(include=[], limit=page, offset=offset)["ids"]
+                out.update(got)
+                if len(got) < page:
+                    return out
+                offset += page
+
+    def count(self, tenant: str, space: str) -> int:
+        with self.access(write=False):
+            col = self._collection(tenant, space, create=False)
+            return 0 if col is None else int(col.count())
+
+    def drop(self, tenant: str, space: str) -> None:
+        name = collection_name(tenant, space)
+        with self.access(write=True):
+            self._collections.pop(name, None)
+            with contextlib.suppress(Exception):  # already gone
+                self.client.delete_collection(name)
+
+    def tenants(self) -> set[str]:
+        out = set()
+        with self.access(write=False):
+            for col in self.client.list_collections():
+                meta = getattr(col, "metadata", None) or {}
+                if "tenant" in meta:
+                    out.add(str(meta["tenant"]))
+        return out
+
+    def compact(self) -> None:
+        """Make deleted vectors unrecoverable from the embedded index's files.
+
+        Chroma leaves the graph folders of dropped collections on disk and deleted
+        rows in free pages of its database: erase folders that no live segment owns,
+        then vacuum the database."""
+        if self.mode != "embedded":
+            return
+        import shutil
+        import sqlite3
+
+        with self.access(write=True):
+            db = self.path / "chroma.sqlite3"
+            if not db.exists():
+                return
+            conn = sqlite3.connect(db, timeout=120)
+            try:
+                live = {r[0] for r in conn.execute("SELECT id FROM segments")}
+                for folder in self.path.iterdir():
+                    if folder.is_dir() and _is_uuid(folder.name) and folder.name not in live:
+                        for f in folder.rglob("*"):
+                            if f.is_file():
+                                _zero(f)
+                        shutil.rmtree(folder, ignore_errors=True)
+                conn.execute("VACUUM")
+            finally:
+                conn.close()
+
+
+def _is_uuid(name: str) -> bool:
+    import uuid
+
+    try:
+        uuid.UUID(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _zero(path: Path) -> None:
+    size = path.stat().st_size
+    with open(path, "r+b") as f:
+        f.write(b"\0" * size)
+        f.flush()
+        os.fsync(f.fileno())

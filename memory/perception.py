@@ -1,0 +1,185 @@
+"""Everything the memory computes from audio, in one place.
+
+``Perception`` holds one encoder per role. ``perceive`` turns a recording into
+speaker turns with transcript, words, voiceprint, style, environment and text
+vectors and labels. ASR runs once over the whole recording with word timings,
+and words are given to the turn they fall in (cheaper than transcribing each
+turn, and no words are cut at turn edges).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from voxmem.audio import Audio
+from voxmem.memory.encoders.asr import Transcript
+from voxmem.memory.encoders.asr import Word as AsrWord
+from voxmem.memory.encoders.base import AudioEncoder, TextEncoder
+from voxmem.memory.encoders.diarization import SpeakerTurn
+from voxmem.memory.records import Word
+from voxmem.settings import Settings
+
+
+class Transcriber(Protocol):
+    def transcribe(self, audio: Audio) -> Transcript: ...
+
+
+class Diarizer(Protocol):
+    def __call__(self, audio: Audio) -> list[SpeakerTurn]: ...
+
+
+@dataclass(eq=False)
+class PerceivedTurn:
+    start: float
+    end: float
+    audio: Audio
+    transcript: str
+    words: list[Word]
+    language: str | None
+    vectors: dict[str, np.ndarray]
+    style_labels: dict[str, float] = field(default_factory=dict)
+    environment_labels: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Perception:
+    diarizer: Diarizer
+    transcriber: Transcriber
+    speaker: AudioEncoder
+    style: AudioEncoder
+    environment: AudioEncoder
+    text: TextEncoder
+    #: how many labels of each kind are kept per turn
+    top_labels: int = 5
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Perception:
+        """The real encoders the settings name (loads models once per process)."""
+        from voxmem.memory.encoders import factory
+
+        return cls(
+            factory.diarizer(settings),
+            factory.transcriber(settings),
+            factory.speaker_encoder(settings),
+            factory.style_encoder(settings),
+            factory.environment_encoder(settings),
+            factory.text_encoder(settings),
+        )
+
+    @property
+    def dims(self) -> dict[str, int]:
+        return {
+            "text": self.text.dim,
+            "speaker": self.speaker.dim,
+            "style": self.style.dim,
+            "environment": self.environment.dim,
+        }
+
+    @property
+    def encoder_names(self) -> dict[str, str]:
+        return {
+            "text": self.text.name,
+            "speaker": self.speaker.name,
+            "style": self.style.name,
+            "environment": self.environment.name,
+        }
+
+    def perceive(self, audio: Audio) -> list[PerceivedTurn]:
+        turns = self.diarizer(audio)
+        if not turns:
+            return []
+        transcript = self.transcriber.transcribe(audio)
+        words = _assign_words(transcript.words, turns)
+        clips = [audio.slice(t.start, t.end) for t in turns]
+        texts = [" ".join(w.text for w in ws).strip() for ws in words]
+        if not transcript.words and transcript.text and len(turns) == 1:
+            texts = [transcript.text]
+        return self._finish(
+            clips,
+            [(t.start, t.end) for t in turns],
+            texts,
+            words,
+            transcript.language,
+            [t.voiceprint for t in turns],
+        )
+
+    def perceive_segment(
+        self, clip: Audio, transcript: str | None = None, start: float = 0.0
+    ) -> PerceivedTurn:
+        """One already-cut turn (no diarization); ASR runs unless ``transcript`` is given."""
+        if transcript is None:
+            t = self.transcriber.transcribe(clip)
+            text, words, lang = (
+                t.text,
+                [Word(w.text, w.start + start, w.end + start, w.probability) for w in t.words],
+                t.language,
+            )
+        else:
+            text, words, lang = transcript, [], None
+        voice = self.speaker.embed([clip])[0]
+        return self._finish(
+            [clip], [(start, start + clip.duration)], [text], [words], lang, [voice]
+        )[0]
+
+    def _finish(
+        self,
+        clips: list[Audio],
+        spans: list[tuple[float, float]],
+        texts: list[str],
+        words: list[list[Word]],
+        language: str | None,
+        voiceprints: Sequence[np.ndarray],
+    ) -> list[PerceivedTurn]:
+        style = self.style.embed(clips)
+        env = self.environment.embed(clips)
+        text = self.text.passages(texts)
+        out = []
+        for i, clip in enumerate(clips):
+            out.append(
+                PerceivedTurn(
+                    spans[i][0],
+                    spans[i][1],
+                    clip,
+                    texts[i],
+                    words[i],
+                    language,
+                    {
+                        "text": text[i],
+                        "speaker": np.asarray(voiceprints[i], np.float32),
+                        "style": style[i],
+                        "environment": env[i],
+                    },
+                    _labels(self.style, "labels", clip, self.top_labels),
+                    _labels(self.environment, "events", clip, self.top_labels),
+                )
+            )
+        return out
+
+
+def _labels(encoder: Any, method: str, clip: Audio, top: int) -> dict[str, float]:
+    fn = getattr(encoder, method, None)
+    if fn is None:
+        return {}
+    labels = fn(clip)
+    return {lab.label: round(float(lab.score), 4) for lab in list(labels)[:top]}
+
+
+def _assign_words(words: Sequence[AsrWord], turns: Sequence[SpeakerTurn]) -> list[list[Word]]:
+    """Each word goes to the turn holding its midpoint, else to the nearest turn."""
+    out: list[list[Word]] = [[] for _ in turns]
+    for w in words:
+        mid = (w.start + w.end) / 2
+        best = min(
+            range(len(turns)),
+            key=lambda i: (
+                0.0
+                if turns[i].start <= mid <= turns[i].end
+                else min(abs(mid - turns[i].start), abs(mid - turns[i].end))
+            ),
+        )
+        out[best].append(Word(w.text, w.start, w.end, w.probability))
+    return out

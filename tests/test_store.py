@@ -1,0 +1,355 @@
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.store_helpers import marker, open_fake, scan, tone, vectors
+from voxmem.errors import InvalidAudio
+from voxmem.memory import (
+    SPACES,
+    AudioMemory,
+    SchemaTooNew,
+    TenantRequired,
+    UnknownSegment,
+    UnknownSpeaker,
+    UnknownTenant,
+    WrongDimension,
+)
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> AudioMemory:
+    return open_fake(tmp_path / "mem")
+
+
+def _add(
+    memory: AudioMemory,
+    tenant: str,
+    session: str,
+    text: str,
+    seed: int,
+    freq: float = 300.0,
+    **kw: object,
+) -> str:
+    seg = memory.add_segment(
+        tone(freq),
+        tenant=tenant,
+        session=session,
+        transcript=text,
+        vectors=vectors(memory, seed),
+        **kw,
+    )  # type: ignore[arg-type]
+    return seg.id
+
+
+# --- basics ---------------------------------------------------------------------------
+
+
+def test_add_get_list_search_round_trip(memory: AudioMemory) -> None:
+    a = _add(memory, "acme", "s1", "the budget is due friday", 1, role="user")
+    b = _add(memory, "acme", "s2", "rain all weekend", 2, role="agent")
+    seg = memory.get("acme", a)
+    assert (seg.tenant, seg.session, seg.role, seg.transcript) == (
+        "acme",
+        "s1",
+        "user",
+        "the budget is due friday",
+    )
+    assert set(seg.vectors) == set(SPACES)
+    np.testing.assert_allclose(memory.audio("acme", a).samples, tone(300).samples, atol=1e-4)
+    assert [s.id for s in memory.list("acme")] == [a, b]
+    assert [s.id for s in memory.list("acme", session="s2")] == [b]
+    assert [s.id for s in memory.list("acme", role="user")] == [a]
+    for space in SPACES:
+        hits = memory.search("acme", space, memory.get("acme", b).vectors[space], k=2)
+        assert hits[0].segment.id == b and hits[0].score == pytest.approx(1.0, abs=1e-4)
+    hits = memory.search("acme", "text", vectors(memory, 2)["text"], k=5, where={"session": "s1"})
+    assert [h.segment.id for h in hits] == [a]
+    stats = memory.stats("acme")
+    assert stats["segments"] == 2 and stats["sessions"] == 2 and stats["audio_bytes"] > 0
+    assert memory.verify(repair=False).ok
+
+
+def test_segments_survive_reopening(tmp_path: Path) -> None:
+    m = open_fake(tmp_path / "m")
+    a = _add(m, "acme", "s1", "hello", 1)
+    m.close()
+    again = open_fake(tmp_path / "m")
+    assert again.get("acme", a).transcript == "hello"
+    assert again.search("acme", "speaker", vectors(again, 1)["speaker"], k=1)[0].segment.id == a
+
+
+async def test_async_twins(memory: AudioMemory) -> None:
+    seg = await memory.aadd_segment(
+        tone(300), tenant="t1", session="s", transcript="x", vectors=vectors(memory, 5)
+    )
+    hits = await memory.asearch("t1", "style", seg.vectors["style"], 1)
+    assert hits[0].segment.id == seg.id
+    assert (await memory.aget("t1", seg.id)).id == seg.id
+    assert [s.id for s in await memory.alist("t1")] == [seg.id]
+    assert await memory.aforget("t1", segment=seg.id) == 1
+    results = await asyncio.gather(
+        *[
+            memory.aadd_segment(
+                tone(200 + i),
+                tenant="t1",
+                session="p",
+                transcript=str(i),
+                vectors=vectors(memory, 10 + i),
+            )
+            for i in range(4)
+        ]
+    )
+    assert len({r.id for r in results}) == 4
+
+
+# --- tenants --------------------------------------------------------------------------
+
+
+def test_tenants_are_isolated_everywhere(memory: AudioMemory) -> None:
+    mark_a, mark_b = marker(), marker()
+    a_ids = [
+        _add(memory, "alpha", "shared-session", f"{mark_a} {i}", i, 200 + 50 * i) for i in range(3)
+    ]
+    b_ids = [
+        _add(memory, "beta", "shared-session", f"{mark_b} {i}", 100 + i, 200 + 50 * i)
+        for i in range(3)
+    ]
+    b_vectors = [memory.get("beta", i).vectors for i in b_ids]
+
+    assert {s.id for s in memory.list("alpha", limit=1000)} == set(a_ids)
+    assert all(mark_b not in s.transcript for s in memory.list("alpha", limit=1000))
+    for space in SPACES:
+        for vec in b_vectors:
+            hits = memory.search("alpha", space, vec[space], k=50)
+            assert {h.segment.id for h in hits} <= set(a_ids)
+            hits = memory.search(
+                "alpha", space, vec[space], k=50, where={"session": "shared-session"}
+            )
+            assert {h.segment.id for h in hits} <= set(a_ids)
+    for b in b_ids:
+        with pytest.raises(UnknownSegment):
+            memory.get("alpha", b)
+        with pytest.raises(UnknownSegment):
+            memory.forget("alpha", segment=b)
+    b_speakers = {s.id for s in memory.speakers("beta")}
+    assert not b_speakers & {s.id for s in memory.speakers("alpha")}
+    for spk in b_speakers:
+        with pytest.raises(UnknownSpeaker):
+            memory.list("alpha", speaker=spk)
+        with pytest.raises(UnknownSpeaker):
+            memory.forget("alpha", speaker=spk)
+    assert memory.stats("alpha")["segments"] == 3
+    # forgetting all of alpha leaves beta whole
+    assert memory.forget("alpha", everything=True) == 3
+    assert {s.id for s in memory.list("beta")} == set(b_ids)
+    assert memory.search("beta", "text", b_vectors[0]["text"], 1)[0].segment.id == b_ids[0]
+    with pytest.raises(UnknownTenant):
+        memory.list("alpha")
+
+
+@pytest.mark.parametrize("bad", [None, "", "../etc", "a b", "x" * 65])
+def test_every_call_needs_a_valid_tenant(memory: AudioMemory, bad: object) -> None:
+    with pytest.raises(TenantRequired):
+        memory.add_segment(
+            tone(300),
+            tenant=bad,
+            session="s",
+            transcript="x",  # type: ignore[arg-type]
+            vectors=vectors(memory, 1),
+        )
+    with pytest.raises(TenantRequired):
+        memory.list(bad)  # type: ignore[arg-type]
+
+
+def test_unknown_tenant_is_a_clear_error(memory: AudioMemory) -> None:
+    for call in (
+        lambda: memory.list("ghost"),
+        lambda: memory.speakers("ghost"),
+        lambda: memory.search("ghost", "text", np.zeros(64, np.float32)),
+        lambda: memory.forget("ghost", everything=True),
+        lambda: memory.stats("ghost"),
+    ):
+        with pytest.raises(UnknownTenant, match="nothing stored"):
+            call()
+
+
+# --- forgetting -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("selector", ["segment", "session", "speaker", "everything"])
+def test_forget_erases_the_bytes(tmp_path: Path, selector: str) -> None:
+    memory = open_fake(tmp_path / "mem")
+    keep_mark, gone_mark = marker(), marker()
+    tenant = "other" if selector == "everything" else "acme"
+    keep = _add(memory, tenant, "keep", keep_mark, 1, freq=300)
+    gone_vectors = vectors(memory, 77)
+    gone_vectors["speaker"] = -memory.get(tenant, keep).vectors["speaker"]
+    gone = memory.add_segment(
+        tone(3000), tenant="acme", session="gone", transcript=gone_mark, vectors=gone_vectors
+    )
+    gone_audio = (tmp_path / "mem" / "audio" / "acme" / f"{gone.id}.flac").read_bytes()
+    needles = [
+        gone_mark.encode(),
+        gone_vectors["text"].tobytes()[:32],
+        gone_vectors["environment"].tobytes()[:32],
+        gone_audio[-64:],
+    ]
+    assert scan(tmp_path / "mem", needles)  # the test can see them while they exist
+
+    kw = {
+        "segment": {"segment": gone.id},
+        "session": {"session": "gone"},
+        "speaker": {"speaker": gone.speaker_id},
+        "everything": {"everything": True},
+    }[selector]
+    assert memory.forget("acme", **kw) == 1  # type: ignore[arg-type]
+
+    assert scan(tmp_path / "mem", needles) == []
+    assert not (tmp_path / "mem" / "audio" / "acme" / f"{gone.id}.flac").exists()
+    assert memory.get(tenant, keep).transcript == keep_mark
+    assert memory.search(tenant, "text", vectors(memory, 1)["text"], 1)[0].segment.id == keep
+    assert memory.verify(repair=False).ok
+
+
+def test_forget_recomputes_or_drops_speakers(memory: AudioMemory) -> None:
+    a = memory.add_segment(
+        tone(300), tenant="t", session="s1", transcript="a", vectors=vectors(memory, 1)
+    )
+    memory.add_segment(
+        tone(300),
+        tenant="t",
+        session="s2",
+        transcript="b",
+        vectors={**vectors(memory, 2), "speaker": a.vectors["speaker"]},
+    )
+    (spk,) = memory.speakers("t")
+    assert spk.n_segments == 2
+    memory.forget("t", session="s1")
+    (spk,) = memory.speakers("t")
+    assert spk.n_segments == 1
+    memory.forget("t", session="s2")
+    assert memory.speakers("t") == []  # an unnamed voice with no turns left is gone
+
+
+def test_forget_needs_exactly_one_selector(memory: AudioMemory) -> None:
+    _add(memory, "t", "s", "x", 1)
+    with pytest.raises(ValueError, match="exactly one"):
+        memory.forget("t")
+    with pytest.raises(ValueError, match="exactly one"):
+        memory.forget("t", session="s", everything=True)
+
+
+# --- speakers ---------------------------------------------------------------------------
+
+
+def test_speakers_match_name_enroll_merge_split(memory: AudioMemory) -> None:
+    alice = memory.enroll_speaker("t", "alice", tone(300))
+    assert alice.name == "alice"
+    s1 = memory.add_segment(tone(300, 2.0), tenant="t", session="a", transcript="hi")
+    assert s1.speaker_id == alice.id  # matched to the enrolled voice
+    s2 = memory.add_segment(tone(3500, 2.0), tenant="t", session="a", transcript="yo")
+    assert s2.speaker_id != alice.id  # a new voice becomes a new speaker
+    bob = memory.name_speaker("t", s2.speaker_id or "", "bob")
+    assert memory.speakers("t")[1].name == "bob" and bob.id == s2.speaker_id
+    with pytest.raises(Exception, match="already has a speaker named"):
+        memory.name_speaker("t", alice.id, "bob")
+    assert [s.id for s in memory.list("t", speaker="bob")] == [s2.id]
+
+    merged = memory.merge_speakers("t", "alice", "bob")
+    assert merged.id == alice.id and merged.n_segments == 2
+    assert {s.speaker_id for s in memory.list("t")} == {alice.id}
+    with pytest.raises(UnknownSpeaker):
+        memory.list("t", speaker="bob")
+    hits = memory.search(
+        "t", "text", memory.get("t", s2.id).vectors["text"], 1, where={"speaker": alice.id}
+    )
+    assert hits[0].segment.id == s2.id  # the index metadata followed the merge
+
+    carol = memory.split_speaker("t", "alice", [s2.id], name="carol")
+    assert memory.get("t", s2.id).speaker_id == carol.id
+    assert carol.n_segments == 1
+    np.testing.assert_allclose(
+        carol.centroid,
+        memory.get("t", s2.id).vectors["speaker"]
+        / np.linalg.norm(memory.get("t", s2.id).vectors["speaker"]),
+        atol=1e-5,
+    )
+    with pytest.raises(UnknownSegment):
+        memory.split_speaker("t", "alice", ["seg_nope"])
+
+
+# --- bad input --------------------------------------------------------------------------
+
+
+def test_bad_input_is_refused_and_harms_nothing(tmp_path: Path, memory: AudioMemory) -> None:
+    keep = _add(memory, "t", "s", "precious", 1)
+    before = memory.stats("t")
+    bad = vectors(memory, 2)
+    bad["text"] = np.ones(10, np.float32)
+    with pytest.raises(WrongDimension, match="64 dimensions"):
+        memory.add_segment(tone(300), tenant="t", session="s", transcript="x", vectors=bad)
+    with pytest.raises(WrongDimension, match="unknown space"):
+        memory.add_segment(
+            tone(300), tenant="t", session="s", transcript="x", vectors={"colour": np.ones(3)}
+        )
+    with pytest.raises(WrongDimension):
+        memory.search("t", "text", np.ones(3, np.float32))
+    with pytest.raises(InvalidAudio):
+        memory.add_segment(b"not audio at all" * 20, tenant="t", session="s", transcript="x")
+    with pytest.raises(InvalidAudio):
+        memory.ingest(np.zeros(16_000, np.float32), sample_rate=16_000, tenant="t", session="s")
+    with pytest.raises(ValueError, match="role must be"):
+        memory.add_segment(
+            tone(300),
+            tenant="t",
+            session="s",
+            role="boss",
+            transcript="x",
+            vectors=vectors(memory, 3),
+        )
+    with pytest.raises(ValueError, match="session"):
+        memory.add_segment(
+            tone(300), tenant="t", session="", transcript="x", vectors=vectors(memory, 3)
+        )
+    assert memory.stats("t") == before
+    assert memory.get("t", keep).transcript == "precious"
+    assert memory.verify(repair=False).ok
+
+
+def test_a_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
+    m = open_fake(tmp_path / "m")
+    _add(m, "t", "s", "x", 1)
+    m.close()
+    db = tmp_path / "m" / "catalog.sqlite3"
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    before = db.read_bytes()
+    with pytest.raises(SchemaTooNew, match="newer voxmem"):
+        open_fake(tmp_path / "m")
+    assert db.read_bytes() == before
+
+
+# --- rebuild and verify -----------------------------------------------------------------
+
+
+def test_rebuild_and_verify_repair_the_index(memory: AudioMemory) -> None:
+    ids = [_add(memory, "t", "s", f"x{i}", i) for i in range(5)]
+    memory.index.delete("t", "text", ids[:2])
+    memory.index.upsert("t", "style", ["seg_stray"], [np.ones(24, np.float32)], [{"session": "s"}])
+    (memory.root / "audio" / "t" / "seg_orphan.flac").write_bytes(b"x")
+    report = memory.verify(repair=False)
+    assert report.missing_in_index["text"] == 2 and report.extra_in_index["style"] == 1
+    assert report.orphan_audio == 1 and not report.ok
+    assert memory.verify(repair=True).repaired
+    assert memory.verify(repair=False).ok
+    assert memory.rebuild() == 5
+    assert (
+        memory.search("t", "text", memory.get("t", ids[0]).vectors["text"], 1)[0].segment.id
+        == ids[0]
+    )
