@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -72,6 +74,217 @@ def version() -> None:
     from importlib.metadata import version as dist_version
 
     console.print(dist_version("voxmem"))
+
+
+# --- the memory -------------------------------------------------------------------
+
+DataDir = typer.Option(None, "--data-dir", help="Memory folder (default: VOXMEM_DATA_DIR).")
+Tenant = typer.Option(..., "--tenant", "-t", help="Whose memory (required on every call).")
+
+
+def _memory(data_dir: Path | None) -> Any:
+    from voxmem.memory import AudioMemory
+
+    if not Settings().allow_downloads:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return AudioMemory.open(data_dir)
+
+
+def _fail(exc: Exception) -> NoReturn:
+    console.print(f"[red]{type(exc).__name__}:[/] {exc}")
+    raise typer.Exit(1)
+
+
+@app.command()
+def ingest(
+    files: list[Path] = typer.Argument(..., help="Audio files (wav, flac, mp3, m4a, ...)."),
+    tenant: str = Tenant,
+    session: str = typer.Option(..., "--session", "-s", help="Conversation id."),
+    role: str = typer.Option("unknown", help="user, agent or unknown."),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Diarize, transcribe and encode FILES, and store every speaker turn."""
+    from rich.progress import Progress
+
+    from voxmem.errors import VoxmemError
+
+    memory = _memory(data_dir)
+    table = Table(title=f"stored for {tenant} / {session}")
+    for col in ("file", "segment", "speaker", "time", "transcript", "style", "environment"):
+        table.add_column(col, overflow="fold")
+    failed = 0
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("ingesting", total=len(files))
+        for f in files:
+            progress.update(task, description=f"ingesting {f.name}")
+            try:
+                segments = memory.ingest(f, tenant=tenant, session=session, role=role)
+            except (VoxmemError, ValueError) as exc:
+                failed += 1
+                console.print(f"[red]{f}: {type(exc).__name__}:[/] {exc}")
+                progress.advance(task)
+                continue
+            for seg in segments:
+                table.add_row(
+                    f.name,
+                    seg.id,
+                    seg.speaker_id or "-",
+                    f"{seg.start:.2f}-{seg.end:.2f}",
+                    seg.transcript,
+                    _top(seg.style_labels),
+                    _top(seg.environment_labels),
+                )
+            progress.advance(task)
+    console.print(table)
+    if failed:
+        raise typer.Exit(1)
+
+
+def _top(labels: dict[str, float]) -> str:
+    return ", ".join(f"{k} {v:.2f}" for k, v in list(labels.items())[:2])
+
+
+speakers_app = typer.Typer(help="Known voices of a tenant: list, name, enroll, merge, split.")
+app.add_typer(speakers_app, name="speakers")
+
+
+@speakers_app.command("list")
+def speakers_list(tenant: str = Tenant, data_dir: Path | None = DataDir) -> None:
+    """List a tenant's speakers."""
+    from voxmem.errors import VoxmemError
+
+    try:
+        speakers = _memory(data_dir).speakers(tenant)
+    except VoxmemError as exc:
+        _fail(exc)
+    table = Table(title=f"speakers of {tenant}")
+    for col in ("id", "name", "segments"):
+        table.add_column(col)
+    for spk in speakers:
+        table.add_row(spk.id, spk.name or "-", str(spk.n_segments))
+    console.print(table)
+
+
+@speakers_app.command("name")
+def speakers_name(
+    speaker: str, name: str, tenant: str = Tenant, data_dir: Path | None = DataDir
+) -> None:
+    """Give SPEAKER (an id or current name) the name NAME."""
+    from voxmem.errors import VoxmemError
+
+    try:
+        spk = _memory(data_dir).name_speaker(tenant, speaker, name)
+    except VoxmemError as exc:
+        _fail(exc)
+    console.print(f"{spk.id} is now {spk.name}")
+
+
+@speakers_app.command("enroll")
+def speakers_enroll(
+    name: str, clip: Path, tenant: str = Tenant, data_dir: Path | None = DataDir
+) -> None:
+    """Create or refine the speaker NAME from CLIP, a recording of their voice."""
+    from voxmem.errors import VoxmemError
+
+    try:
+        spk = _memory(data_dir).enroll_speaker(tenant, name, clip)
+    except (VoxmemError, ValueError) as exc:
+        _fail(exc)
+    console.print(f"enrolled {spk.name} as {spk.id}")
+
+
+@speakers_app.command("merge")
+def speakers_merge(
+    keep: str, other: str, tenant: str = Tenant, data_dir: Path | None = DataDir
+) -> None:
+    """Fold OTHER into KEEP (both ids or names)."""
+    from voxmem.errors import VoxmemError
+
+    try:
+        spk = _memory(data_dir).merge_speakers(tenant, keep, other)
+    except VoxmemError as exc:
+        _fail(exc)
+    console.print(f"{spk.id} ({spk.name or 'unnamed'}) now has {spk.n_segments} segments")
+
+
+@speakers_app.command("split")
+def speakers_split(
+    speaker: str,
+    segments: list[str],
+    tenant: str = Tenant,
+    name: str | None = typer.Option(None, help="Name of the new speaker."),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Move SEGMENTS of SPEAKER to a new speaker."""
+    from voxmem.errors import VoxmemError
+
+    try:
+        spk = _memory(data_dir).split_speaker(tenant, speaker, segments, name)
+    except VoxmemError as exc:
+        _fail(exc)
+    console.print(f"new speaker {spk.id} with {spk.n_segments} segments")
+
+
+@app.command()
+def forget(
+    tenant: str = Tenant,
+    speaker: str | None = typer.Option(None, help="Every turn of this speaker (id or name)."),
+    session: str | None = typer.Option(None, help="Every turn of this session."),
+    segment: str | None = typer.Option(None, help="One segment id."),
+    everything: bool = typer.Option(False, "--everything", help="All of the tenant's memory."),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Erase turns for good: audio, rows, vectors and their bytes on disk."""
+    from voxmem.errors import VoxmemError
+
+    try:
+        n = _memory(data_dir).forget(
+            tenant, speaker=speaker, session=session, segment=segment, everything=everything
+        )
+    except (VoxmemError, ValueError) as exc:
+        _fail(exc)
+    console.print(f"forgot {n} segment(s) of {tenant}")
+
+
+@app.command()
+def stats(
+    tenant: str | None = typer.Option(None, "--tenant", "-t"), data_dir: Path | None = DataDir
+) -> None:
+    """Counts and sizes, for one tenant or the whole memory."""
+    from voxmem.errors import VoxmemError
+
+    try:
+        figures = _memory(data_dir).stats(tenant)
+    except VoxmemError as exc:
+        _fail(exc)
+    table = Table(title=f"memory {'of ' + tenant if tenant else ''}".strip())
+    table.add_column("figure")
+    table.add_column("value")
+    for key, value in figures.items():
+        table.add_row(key, str(value))
+    console.print(table)
+
+
+@app.command()
+def rebuild(
+    tenant: str | None = typer.Option(None, "--tenant", "-t"), data_dir: Path | None = DataDir
+) -> None:
+    """Recreate the vector index from the catalog."""
+    with console.status("rebuilding the index"):
+        n = _memory(data_dir).rebuild(tenant)
+    console.print(f"indexed {n} segment(s)")
+
+
+@app.command()
+def verify(
+    repair: bool = typer.Option(True, help="Fix what differs (--no-repair reports)."),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Compare the catalog, the audio files and the index."""
+    report = _memory(data_dir).verify(repair=repair)
+    console.print(report)
+    if not report.ok and not repair:
+        raise typer.Exit(1)
 
 
 def main() -> None:
