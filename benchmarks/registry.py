@@ -41,6 +41,18 @@ def _probes(
     return run_probes(out=out, seed=seed, quick=quick, console=console, data_dir=data_dir)
 
 
+def _store(*, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None) -> Report:
+    from voxmem.benchmarks.store_bench import run_store
+
+    return run_store(out=out, seed=seed, quick=quick, console=console)
+
+
+def _plans(*, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None) -> Report:
+    from voxmem.benchmarks.plans_bench import run_plans
+
+    return run_plans(out=out, seed=seed, quick=quick, console=console)
+
+
 RUNNERS: dict[str, Runner] = {
     r.name: r
     for r in [
@@ -55,6 +67,18 @@ RUNNERS: dict[str, Runner] = {
             "each encoder on its own, in Dynamic-SUPERB's task format: speaker EER, style and "
             "environment accuracy, ASR WER, diarization DER, throughput",
             _probes,
+        ),
+        Runner(
+            "store",
+            "the memory store at 1k, 10k and 100k segments: insert rate, search latency with "
+            "and without filters, four-space search, forget, rebuild, disk per segment",
+            _store,
+        ),
+        Runner(
+            "plans",
+            "instruction parsing: plan accuracy per attribute and per same/target kind on "
+            "held-out wordings",
+            _plans,
         ),
     ]
 }

@@ -16,6 +16,7 @@ _LAZY = {
     "Recording": "voxmem.memory.records",
     "Speaker": "voxmem.memory.records",
     "Word": "voxmem.memory.records",
+    "NewSegment": "voxmem.memory.records",
     "SPACES": "voxmem.memory.records",
     "StoreError": "voxmem.memory.records",
     "TenantRequired": "voxmem.memory.records",

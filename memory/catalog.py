@@ -19,7 +19,7 @@ from pathlib import Path
 
 from voxmem.memory.records import SchemaTooNew
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 120_000
 
 MIGRATIONS: dict[int, list[str]] = {
@@ -74,6 +74,18 @@ MIGRATIONS: dict[int, list[str]] = {
             space TEXT NOT NULL,
             data BLOB NOT NULL,
             PRIMARY KEY (segment_id, space))""",
+    ],
+    # 2: key-value items for the LangGraph store adapter
+    2: [
+        """CREATE TABLE items (
+            tenant TEXT NOT NULL,
+            namespace TEXT NOT NULL,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            vector BLOB,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            PRIMARY KEY (tenant, namespace, key))""",
     ],
 }
 

@@ -34,6 +34,8 @@ from voxmem.memory.records import StoreError
 from voxmem.settings import ChromaSettings
 
 Metadata = Mapping[str, str | int | float | bool]
+#: below Chroma's largest accepted batch
+UPSERT_BATCH = 4000
 
 
 class IndexUnavailable(StoreError, RuntimeError):
@@ -164,11 +166,12 @@ class VectorIndex:
         with self.access(write=True):
             col = self._collection(tenant, space)
             assert col is not None
-            col.upsert(
-                ids=list(ids),
-                embeddings=[np.asarray(v, np.float32) for v in vectors],
-                metadatas=[dict(m) for m in metadatas],
-            )
+            for i in range(0, len(ids), UPSERT_BATCH):
+                col.upsert(
+                    ids=list(ids[i : i + UPSERT_BATCH]),
+                    embeddings=[np.asarray(v, np.float32) for v in vectors[i : i + UPSERT_BATCH]],
+                    metadatas=[dict(m) for m in metadatas[i : i + UPSERT_BATCH]],
+                )
 
     def update_metadata(
         self, tenant: str, space: str, ids: Sequence[str], metadatas: Sequence[Metadata]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -130,3 +130,16 @@ class Speaker:
     n_segments: int = 0
     created_at: float = 0.0
     updated_at: float = 0.0
+
+
+@dataclass(eq=False)
+class NewSegment:
+    """One already-encoded turn for ``AudioMemory.add_segments``."""
+
+    audio: Any
+    transcript: str
+    vectors: dict[str, np.ndarray]
+    role: str = "unknown"
+    sample_rate: int | None = None
+    style_labels: dict[str, float] = field(default_factory=dict)
+    environment_labels: dict[str, float] = field(default_factory=dict)

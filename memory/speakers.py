@@ -78,12 +78,13 @@ def match_or_create(
     voice cannot both create a speaker."""
     v = _unit(voiceprint)
     best_id, best = None, -1.0
-    for s in all_speakers(conn, tenant):
-        if s.centroid.shape != v.shape:
-            continue
-        sim = float(s.centroid @ v)
-        if sim > best:
-            best_id, best = s.id, sim
+    rows = conn.execute("SELECT id, centroid FROM speakers WHERE tenant = ?", (tenant,)).fetchall()
+    if rows:
+        matrix = np.frombuffer(b"".join(r["centroid"] for r in rows), np.float32)
+        if matrix.size == len(rows) * v.size:
+            sims = matrix.reshape(len(rows), v.size) @ v
+            i = int(np.argmax(sims))
+            best_id, best = rows[i]["id"], float(sims[i])
     now = time.time()
     if best_id is not None and best >= params.match_threshold:
         if seconds >= params.min_update_seconds:

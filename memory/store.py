@@ -34,6 +34,7 @@ from voxmem.memory.perception import PerceivedTurn, Perception
 from voxmem.memory.records import (
     ROLES,
     SPACES,
+    NewSegment,
     Recording,
     Segment,
     Speaker,
@@ -55,6 +56,8 @@ from voxmem.memory.speakers import (
 from voxmem.settings import Settings
 
 BATCH = 2000
+#: the index space of the LangGraph store adapter's items
+ITEM_SPACE = "items"
 
 
 @dataclass(frozen=True)
@@ -215,6 +218,41 @@ class AudioMemory:
             tenant, session, role, source, clip.duration, [turn], speaker_id=speaker_id
         )[0]
 
+    def add_segments(
+        self, items: Sequence[NewSegment], *, tenant: str, session: str, source: str = "segments"
+    ) -> builtins.list[Segment]:
+        """Store many already-encoded turns in one transaction (bulk loads, benchmarks).
+        Every item must carry a transcript and a vector for every space."""
+        tenant = check_tenant(tenant)
+        _check_session(session)
+        turns = []
+        for item in items:
+            check_role(item.role)
+            clip = load_audio(item.audio, sample_rate=item.sample_rate)
+            if set(item.vectors) != set(SPACES):
+                raise WrongDimension(
+                    f"add_segments needs vectors for {', '.join(SPACES)}; "
+                    "use add_segment to compute missing ones"
+                )
+            self._check_vectors(item.vectors)
+            turns.append(
+                PerceivedTurn(
+                    0.0,
+                    clip.duration,
+                    clip,
+                    item.transcript,
+                    [],
+                    None,
+                    {k: np.asarray(v, np.float32) for k, v in item.vectors.items()},
+                    dict(item.style_labels),
+                    dict(item.environment_labels),
+                )
+            )
+        roles = [item.role for item in items]
+        return self._store(
+            tenant, session, roles, source, sum(t.end - t.start for t in turns), turns
+        )
+
     def _check_vectors(self, vectors: Mapping[str, np.ndarray]) -> None:
         dims = self._space_dims()
         for space, v in vectors.items():
@@ -234,16 +272,17 @@ class AudioMemory:
         self,
         tenant: str,
         session: str,
-        role: str,
+        role: str | Sequence[str],
         source: str,
         duration: float,
         turns: Sequence[PerceivedTurn],
         speaker_id: str | None = None,
     ) -> builtins.list[Segment]:
         now = time.time()
+        roles = [role] * len(turns) if isinstance(role, str) else list(role)
         recording_id = f"rec_{uuid.uuid4().hex[:16]}"
         segments: builtins.list[Segment] = []
-        for turn in turns:
+        for turn, turn_role in zip(turns, roles, strict=True):
             self._check_vectors(turn.vectors)
             seg = Segment(
                 f"seg_{uuid.uuid4().hex}",
@@ -252,7 +291,7 @@ class AudioMemory:
                 recording_id,
                 round(float(turn.start), 3),
                 round(float(turn.end), 3),
-                role,
+                turn_role,
                 None,
                 turn.transcript,
                 list(turn.words),
@@ -300,7 +339,7 @@ class AudioMemory:
                         recording_id,
                         seg.start,
                         seg.end,
-                        role,
+                        seg.role,
                         seg.speaker_id,
                         seg.transcript,
                         json.dumps([[w.text, w.start, w.end, w.probability] for w in seg.words]),
@@ -696,6 +735,7 @@ class AudioMemory:
                     recompute_centroid(tx, spk)
             for tenant in doomed_tenants:
                 tx.execute("DELETE FROM speakers WHERE tenant = ?", (tenant,))
+                tx.execute("DELETE FROM items WHERE tenant = ?", (tenant,))
                 tx.execute("DELETE FROM tenants WHERE id = ?", (tenant,))
         for tenant in doomed_tenants:
             shutil.rmtree(self.root / "audio" / tenant, ignore_errors=True)
@@ -715,7 +755,7 @@ class AudioMemory:
         )
         total = 0
         for t in tenants:
-            for space in SPACES:
+            for space in (*SPACES, ITEM_SPACE):
                 self.index.drop(t, space)
             known = (
                 self.catalog.read().execute("SELECT 1 FROM tenants WHERE id = ?", (t,)).fetchone()
@@ -730,12 +770,40 @@ class AudioMemory:
                 self._index_segments(t, segs)
                 total += len(segs)
                 offset += len(segs)
+            self._index_items(t)
         if _scrub_catalog:
             self._compact_index()
         return total
 
     def _compact_index(self) -> None:
         self.index.compact()
+
+    def _item_rows(self, tenant: str) -> builtins.list[Any]:
+        return (
+            self.catalog.read()
+            .execute(
+                "SELECT namespace, key, vector FROM items WHERE tenant = ? AND vector IS NOT NULL",
+                (tenant,),
+            )
+            .fetchall()
+        )
+
+    def _index_items(self, tenant: str, only: set[str] | None = None) -> None:
+        """Put the LangGraph store's item vectors (kept in the catalog) back in the index."""
+        rows = [
+            r
+            for r in self._item_rows(tenant)
+            if only is None or f"{r['namespace']}\x1f{r['key']}" in only
+        ]
+        for start in range(0, len(rows), BATCH):
+            chunk = rows[start : start + BATCH]
+            self.index.upsert(
+                tenant,
+                ITEM_SPACE,
+                [f"{r['namespace']}\x1f{r['key']}" for r in chunk],
+                [np.frombuffer(r["vector"], np.float32) for r in chunk],
+                [{"namespace": r["namespace"]} for r in chunk],
+            )
 
     def verify(self, repair: bool = True) -> VerifyReport:
         """Compare catalog, audio files and index; with ``repair``, fix what differs."""
@@ -746,7 +814,7 @@ class AudioMemory:
         ).fetchone()[0]
         if repair and report.unfinished_forgets:
             self._finish_forgets()
-        live: dict[str, set[str]] = {}
+        live: dict[str, set[str]] = {t: set() for t in self.tenants()}
         for r in conn.execute("SELECT id, tenant FROM segments WHERE state = 'live'"):
             live.setdefault(r["tenant"], set()).add(r["id"])
         for tenant in sorted(set(live) | self.index.tenants()):
@@ -767,6 +835,18 @@ class AudioMemory:
                         marks = ",".join("?" * len(chunk))
                         segs = self._segments(tenant, f"id IN ({marks})", tuple(chunk))
                         self._index_one_space(tenant, space, segs)
+            want_items = {f"{r['namespace']}\x1f{r['key']}" for r in self._item_rows(tenant)}
+            have_items = self.index.ids(tenant, ITEM_SPACE)
+            report.missing_in_index[ITEM_SPACE] = report.missing_in_index.get(ITEM_SPACE, 0) + len(
+                want_items - have_items
+            )
+            report.extra_in_index[ITEM_SPACE] = report.extra_in_index.get(ITEM_SPACE, 0) + len(
+                have_items - want_items
+            )
+            if repair:
+                self.index.delete(tenant, ITEM_SPACE, have_items - want_items)
+                if want_items - have_items:
+                    self._index_items(tenant, want_items - have_items)
         files = (
             {p for p in (self.root / "audio").rglob("*.flac")}
             if (self.root / "audio").exists()

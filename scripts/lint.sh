@@ -4,8 +4,8 @@
 # folders install under voxmem.* through package-dir, which mypy cannot follow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-.venv/bin/ruff check voxmem agent memory retrievers server benchmarks tests
-.venv/bin/ruff format --check voxmem agent memory retrievers server benchmarks tests
+.venv/bin/ruff check voxmem agent memory retrievers server benchmarks tests examples
+.venv/bin/ruff format --check voxmem agent memory retrievers server benchmarks tests examples
 tree=build/typecheck
 rm -rf "$tree" && mkdir -p "$tree/voxmem"
 for f in voxmem/*; do ln -s "$PWD/$f" "$tree/voxmem/$(basename "$f")"; done

@@ -102,3 +102,21 @@ def test_cli_ingest_speakers_forget(tmp_path: Path, meeting: Path) -> None:
     assert voxmem("speakers", "list", "--tenant", "acme").stdout.count("spk_") == 2
     assert voxmem("verify", "--no-repair").returncode == 0
     assert voxmem("rebuild").stdout.strip().endswith("indexed 2 segment(s)")
+
+
+def test_the_embedding_example_runs(tmp_path: Path) -> None:
+    import sys
+
+    from tests.conftest import ROOT
+
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "embed_memory.py")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "best match" in proc.stdout and "budget" in proc.stdout.lower()
+    assert (tmp_path / "example-memory" / "catalog.sqlite3").exists()

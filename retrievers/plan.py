@@ -1,0 +1,59 @@
+"""What an instruction asks for, as a plan the retriever can execute."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Mode = Literal["any", "same", "target"]
+ATTRIBUTES: tuple[str, ...] = ("speaker", "style", "environment")
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """``any``: unconstrained; ``same``: as in the reference clip; ``target``: ``value``."""
+
+    mode: Mode = "any"
+    value: str | None = None
+    #: a required constraint dominates the ranking; a soft one only reorders
+    required: bool = True
+
+    def __str__(self) -> str:
+        return self.mode if self.mode != "target" else f"target:{self.value}"
+
+
+@dataclass(frozen=True)
+class RetrievalPlan:
+    """Content to match plus one constraint per attribute, and hard filters."""
+
+    content: str | None = None
+    #: match the reference clip's own words (continuation, "answers this question")
+    content_from_reference: bool = False
+    speaker: Constraint = field(default_factory=Constraint)
+    style: Constraint = field(default_factory=Constraint)
+    environment: Constraint = field(default_factory=Constraint)
+    role: str | None = None
+    instruction: str = ""
+
+    def constraint(self, attribute: str) -> Constraint:
+        value: Constraint = getattr(self, attribute)
+        return value
+
+    @property
+    def needs_reference(self) -> bool:
+        return self.content_from_reference or any(
+            self.constraint(a).mode == "same" for a in ATTRIBUTES
+        )
+
+    def describe(self) -> str:
+        parts = []
+        if self.content:
+            parts.append(f"content {self.content!r}")
+        if self.content_from_reference:
+            parts.append("content like the reference")
+        parts += [
+            f"{a} {self.constraint(a)}" for a in ATTRIBUTES if self.constraint(a).mode != "any"
+        ]
+        if self.role:
+            parts.append(f"role {self.role}")
+        return "; ".join(parts) or "anything"
