@@ -422,6 +422,18 @@ class AudioMemory:
             raise UnknownSegment(f"tenant {tenant!r} has no segment {segment_id!r}")
         return rows[0]
 
+    def get_many(
+        self, tenant: str, segment_ids: Sequence[str], vectors: bool = True
+    ) -> builtins.list[Segment]:
+        """The live segments among ``segment_ids`` (unknown ids are skipped)."""
+        tenant = self._require_tenant(tenant)
+        out: builtins.list[Segment] = []
+        for i in range(0, len(segment_ids), 500):
+            chunk = tuple(segment_ids[i : i + 500])
+            marks = ",".join("?" * len(chunk))
+            out += self._segments(tenant, f"id IN ({marks})", chunk, vectors=vectors)
+        return out
+
     def audio(self, tenant: str, segment_id: str) -> Audio:
         seg = self.get(tenant, segment_id, vectors=False)
         return load_audio(self._audio_path(seg.tenant, seg.id))

@@ -287,5 +287,67 @@ def verify(
         raise typer.Exit(1)
 
 
+@app.command()
+def recall(
+    instruction: str = typer.Argument(..., help="What to find, in plain words."),
+    tenant: str = Tenant,
+    reference: Path | None = typer.Option(
+        None, "--reference", "-r", help="A clip the instruction refers to."
+    ),
+    k: int = typer.Option(5, "--k", help="How many turns."),
+    write_audio: Path | None = typer.Option(
+        None, "--write-audio", help="Write each hit's audio into this folder."
+    ),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Recall stored turns by instruction, with the evidence for each."""
+    from voxmem.audio import write_wav
+    from voxmem.errors import VoxmemError
+    from voxmem.retrievers.recall import recall as do_recall
+
+    memory = _memory(data_dir)
+    try:
+        result = do_recall(memory, tenant, instruction, reference=reference, k=k)
+    except (VoxmemError, ValueError) as exc:
+        _fail(exc)
+    console.print(f"plan: {result.plan.describe()}")
+    table = Table()
+    for col in ("rank", "score", "speaker", "session", "time", "transcript", "evidence"):
+        table.add_column(col, overflow="fold")
+    for i, hit in enumerate(result.turns, 1):
+        seg = hit.segment
+        ev = ", ".join(
+            f"{e.attribute} {e.raw:.2f}{' ✓' if e.matched else ''}" for e in hit.evidence.values()
+        )
+        table.add_row(
+            str(i),
+            f"{hit.score:.2f}",
+            seg.speaker_id or "-",
+            seg.session,
+            f"{seg.start:.1f}-{seg.end:.1f}",
+            seg.transcript,
+            ev,
+        )
+        if write_audio is not None:
+            write_wav(memory.audio(tenant, seg.id), write_audio / f"{i:02d}-{seg.id}.wav")
+    console.print(table)
+
+
+@app.command()
+def demo(
+    folder: Path | None = typer.Option(
+        None, "--folder", help="Use these audio files instead of a synthetic conversation."
+    ),
+    data_dir: Path | None = typer.Option(
+        None, "--data-dir", help="Keep the demo memory here (default: temporary)."
+    ),
+) -> None:
+    """Store a short three-voice conversation and recall turns by instruction."""
+    from voxmem.benchmarks.demo import run_demo
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    raise typer.Exit(run_demo(console, folder, data_dir))
+
+
 def main() -> None:
     app()

@@ -1,0 +1,267 @@
+"""Instruction-aware recall: one function the agent and every benchmark call.
+
+    hits = recall(memory, "acme", "what did this speaker say about the budget?",
+                  reference=clip, k=5)
+
+The instruction becomes a ``RetrievalPlan``; the reference clip (if any) is
+encoded with the memory's own encoders; every space the plan uses is searched
+(with the hard filters), candidates are scored in every used space from their
+stored vectors, each attribute's scores are z-normalised over the candidates,
+and they are fused so that required constraints dominate: the fused score is
+the mean of the attribute scores plus their minimum, so a turn that fails any
+one constraint cannot outrank one that meets them all on the same footing.
+Target values (``sad``, ``rain``) are scored from the stored labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from voxmem.audio import Audio, AudioSource, load_audio
+from voxmem.memory.records import Segment
+from voxmem.memory.store import AudioMemory
+from voxmem.retrievers.instruction import InstructionParser
+from voxmem.retrievers.plan import ATTRIBUTES, RetrievalPlan
+from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS
+
+ALL_SEGMENTS_CAP = 20_000
+
+
+@dataclass(frozen=True)
+class FusionParams:
+    """Tunable settings of the fusion, in one place."""
+
+    #: candidates taken from each searched space
+    candidates: int = 100
+    #: weight of the minimum over attributes (0: plain mean)
+    min_weight: float = 1.0
+    #: z-score above which an attribute counts as matched in the evidence
+    matched_z: float = 0.5
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """How one attribute of the plan was judged for one turn."""
+
+    attribute: str
+    how: str  # "vector" (cosine to the query) or "label" (stored label score)
+    raw: float
+    z: float
+    matched: bool
+
+
+@dataclass(frozen=True)
+class RetrievedTurn:
+    segment: Segment
+    score: float
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RetrievedDocument:
+    """A recording, ranked by its best turn."""
+
+    recording_id: str
+    score: float
+    best: RetrievedTurn
+    turns: list[RetrievedTurn]
+
+
+@dataclass
+class RecallResult:
+    plan: RetrievalPlan
+    turns: list[RetrievedTurn]
+    documents: list[RetrievedDocument] = field(default_factory=list)
+
+
+@dataclass
+class Reference:
+    """What the memory's encoders see in a reference clip."""
+
+    audio: Audio
+    vectors: dict[str, np.ndarray]
+    transcript: str
+
+    @classmethod
+    def encode(
+        cls, memory: AudioMemory, clip: AudioSource | Audio, sample_rate: int | None = None
+    ) -> Reference:
+        audio = load_audio(clip, sample_rate=sample_rate, require_speech=True)
+        turn = memory.perception.perceive_segment(audio)
+        return cls(audio, turn.vectors, turn.transcript)
+
+
+_PARSERS: dict[int, InstructionParser] = {}
+
+
+def default_parser(memory: AudioMemory) -> InstructionParser:
+    key = id(memory.perception.text)
+    if key not in _PARSERS:
+        _PARSERS[key] = InstructionParser(memory.perception.text)
+    return _PARSERS[key]
+
+
+def recall(
+    memory: AudioMemory,
+    tenant: str,
+    instruction: str,
+    *,
+    reference: AudioSource | Audio | Reference | None = None,
+    k: int = 10,
+    where: Mapping[str, Any] | None = None,
+    documents: bool = False,
+    plan: RetrievalPlan | None = None,
+    parser: InstructionParser | None = None,
+    params: FusionParams | None = None,
+    sample_rate: int | None = None,
+) -> RecallResult:
+    """Turns (and, with ``documents``, recordings) that best follow ``instruction``."""
+    params = params or FusionParams()
+    names = [s.name for s in memory.speakers(tenant) if s.name]
+    ref = (
+        reference
+        if isinstance(reference, Reference) or reference is None
+        else Reference.encode(memory, reference, sample_rate)
+    )
+    plan = plan or (parser or default_parser(memory)).parse(instruction, ref is not None, names)
+    filters = dict(where or {})
+    if plan.role:
+        filters["role"] = plan.role
+    if plan.speaker.mode == "target" and plan.speaker.value:
+        # a named speaker is a hard filter: only their turns
+        named = next(
+            (s for s in memory.speakers(tenant) if plan.speaker.value in (s.name, s.id)), None
+        )
+        filters["speaker"] = named.id if named else plan.speaker.value
+    chroma_where: dict[str, Any] | None = None
+    if len(filters) == 1:
+        chroma_where = filters
+    elif filters:
+        chroma_where = {"$and": [{k_: v} for k_, v in filters.items()]}
+
+    queries = _query_vectors(memory, tenant, plan, ref)
+    targets = {
+        a: plan.constraint(a).value
+        for a in ("style", "environment")
+        if plan.constraint(a).mode == "target"
+    }
+    if queries:
+        ids: dict[str, None] = {}
+        for space, vec in queries.items():
+            for hit in memory.search(tenant, space, vec, params.candidates, chroma_where):
+                ids[hit.segment.id] = None
+        cands = memory.get_many(tenant, list(ids))
+    else:
+        cands = memory.list(tenant, limit=ALL_SEGMENTS_CAP, vectors=True)
+        cands = [
+            s
+            for s in cands
+            if all(
+                getattr(s, key if key != "speaker" else "speaker_id") == v
+                for key, v in filters.items()
+                if key in ("role", "session", "speaker")
+            )
+        ]
+    if not cands:
+        return RecallResult(plan, [])
+
+    columns: dict[str, tuple[str, np.ndarray]] = {}
+    for space, vec in queries.items():
+        attr = "content" if space == "text" else space
+        columns[attr] = (
+            "vector",
+            np.array(
+                [float(s.vectors[space] @ vec) if space in s.vectors else -1.0 for s in cands]
+            ),
+        )
+    for attr, value in targets.items():
+        columns[attr] = ("label", np.array([_label_score(s, attr, value or "") for s in cands]))
+
+    turns = _fuse(cands, columns, params)
+    turns.sort(key=lambda t: (-t.score, t.segment.created_at, t.segment.start))
+    result = RecallResult(plan, turns[:k] if not documents else turns)
+    if documents:
+        result.documents = roll_up(turns)[:k]
+        result.turns = turns[:k]
+    return result
+
+
+def _query_vectors(
+    memory: AudioMemory, tenant: str, plan: RetrievalPlan, ref: Reference | None
+) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    text = memory.perception.text
+    if plan.content_from_reference and ref is not None and ref.transcript:
+        out["text"] = text.queries([ref.transcript])[0]
+    elif plan.content:
+        out["text"] = text.queries([plan.content])[0]
+    if plan.speaker.mode == "same" and ref is not None:
+        out["speaker"] = ref.vectors["speaker"]
+    for attr in ("style", "environment"):
+        if plan.constraint(attr).mode == "same" and ref is not None:
+            out[attr] = ref.vectors[attr]
+    return out
+
+
+def _label_score(seg: Segment, attr: str, value: str) -> float:
+    if attr == "style":
+        return float(seg.style_labels.get(value, 0.0))
+    classes = ENVIRONMENT_WORDS.get(value, ((), ()))[1]
+    return max([float(seg.environment_labels.get(c, 0.0)) for c in classes] + [0.0])
+
+
+def _fuse(
+    cands: list[Segment], columns: Mapping[str, tuple[str, np.ndarray]], params: FusionParams
+) -> list[RetrievedTurn]:
+    if not columns:
+        return [RetrievedTurn(s, 0.0) for s in cands]
+    zs = {}
+    for attr, (_, raw) in columns.items():
+        sd = float(raw.std())
+        zs[attr] = (raw - raw.mean()) / sd if sd > 1e-9 else np.zeros_like(raw)
+    stack = np.stack(list(zs.values()))
+    fused = stack.mean(axis=0) + (params.min_weight * stack.min(axis=0) if len(zs) > 1 else 0)
+    out = []
+    for i, seg in enumerate(cands):
+        ev = {
+            a: Evidence(
+                a,
+                columns[a][0],
+                float(columns[a][1][i]),
+                float(zs[a][i]),
+                bool(zs[a][i] >= params.matched_z),
+            )
+            for a in columns
+        }
+        out.append(RetrievedTurn(seg, float(fused[i]), ev))
+    return out
+
+
+def roll_up(turns: Sequence[RetrievedTurn]) -> list[RetrievedDocument]:
+    """Recordings ranked by their best turn: a multi-speaker recording is relevant when
+    the asked-for speaker says the asked-for thing in one of its turns."""
+    by_doc: dict[str, list[RetrievedTurn]] = {}
+    for t in turns:
+        by_doc.setdefault(t.segment.recording_id, []).append(t)
+    docs = [
+        RetrievedDocument(rid, max(t.score for t in ts), max(ts, key=lambda t: t.score), ts)
+        for rid, ts in by_doc.items()
+    ]
+    return sorted(docs, key=lambda d: -d.score)
+
+
+__all__ = [
+    "ATTRIBUTES",
+    "Evidence",
+    "FusionParams",
+    "RecallResult",
+    "Reference",
+    "RetrievedDocument",
+    "RetrievedTurn",
+    "recall",
+    "roll_up",
+]

@@ -1,0 +1,151 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import VENV_BIN
+from tests.store_helpers import open_fake, tone, vectors
+from voxmem.audio import Audio
+from voxmem.memory import AudioMemory, NewSegment
+from voxmem.retrievers.recall import Reference, recall
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return (v / np.linalg.norm(v)).astype(np.float32)
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> AudioMemory:
+    return open_fake(tmp_path / "mem")
+
+
+def _voice(memory: AudioMemory, seed: int) -> np.ndarray:
+    return _unit(np.random.default_rng(seed).standard_normal(memory.perception.dims["speaker"]))
+
+
+def _turn(
+    memory: AudioMemory,
+    text: str,
+    voice: np.ndarray,
+    seed: int,
+    role: str = "unknown",
+    style: dict[str, float] | None = None,
+    env: dict[str, float] | None = None,
+) -> NewSegment:
+    vecs = vectors(memory, seed)
+    vecs["text"] = memory.perception.text.passages([text])[0]
+    vecs["speaker"] = voice
+    return NewSegment(
+        tone(300 + seed),
+        text,
+        vecs,
+        role=role,
+        style_labels=style or {},
+        environment_labels=env or {},
+    )
+
+
+def test_required_constraints_dominate(memory: AudioMemory) -> None:
+    alice, bob = _voice(memory, 1), _voice(memory, 2)
+    memory.add_segments(
+        [
+            _turn(memory, "the budget was cut by ten percent", bob, 10),  # content, wrong voice
+            _turn(memory, "the budget is due on friday", alice, 11),  # content and voice
+            _turn(memory, "it will rain all weekend at the lake", alice, 12),  # voice only
+            _turn(memory, "we should book the train tonight", bob, 13),
+        ],
+        tenant="t",
+        session="s",
+    )
+    ref = Reference(
+        tone(500),
+        {"speaker": alice, **{k: v for k, v in vectors(memory, 99).items() if k != "speaker"}},
+        "",
+    )
+    result = recall(memory, "t", "what did this speaker say about the budget", reference=ref)
+    texts = [h.segment.transcript for h in result.turns]
+    assert result.plan.describe() == "content 'budget'; speaker same"
+    assert texts[0] == "the budget is due on friday"
+    assert texts.index("the budget is due on friday") < texts.index(
+        "the budget was cut by ten percent"
+    )
+    top = result.turns[0].evidence
+    assert top["speaker"].matched and top["content"].matched and top["speaker"].how == "vector"
+
+
+def test_target_values_use_labels_and_roll_up_to_recordings(memory: AudioMemory) -> None:
+    v = _voice(memory, 1)
+    first = memory.add_segments(
+        [
+            _turn(memory, "hello there", v, 1, style={"neutral": 0.9}),
+            _turn(memory, "oh no", v, 2, style={"sad": 0.8}, env={"Rain": 0.7}),
+        ],
+        tenant="t",
+        session="a",
+    )
+    second = memory.add_segments(
+        [_turn(memory, "fine thanks", v, 3, style={"sad": 0.3})], tenant="t", session="b"
+    )
+    sad = recall(memory, "t", "when did someone sound sad", k=3)
+    assert sad.turns[0].segment.id == first[1].id
+    assert sad.turns[0].evidence["style"].how == "label"
+    assert sad.turns[0].evidence["style"].raw == pytest.approx(0.8)
+    rain = recall(memory, "t", "the part with rain in the background", k=1)
+    assert rain.turns[0].segment.id == first[1].id
+    docs = recall(memory, "t", "sounding sad", documents=True).documents
+    assert [d.recording_id for d in docs] == [first[0].recording_id, second[0].recording_id]
+    assert docs[0].best.segment.id == first[1].id
+
+
+def test_role_and_named_speaker(memory: AudioMemory) -> None:
+    dana, other = _voice(memory, 5), _voice(memory, 6)
+    segs = memory.add_segments(
+        [
+            _turn(memory, "book the hotel in lisbon", dana, 1, role="user"),
+            _turn(memory, "the hotel in lisbon is booked", other, 2, role="agent"),
+        ],
+        tenant="t",
+        session="s",
+    )
+    mine = recall(memory, "t", "what did I say about the hotel")
+    assert [h.segment.id for h in mine.turns] == [segs[0].id]
+    memory.name_speaker("t", segs[1].speaker_id or "", "dana")
+    named = recall(memory, "t", "what did dana say about the hotel")
+    assert named.plan.speaker.value == "dana"
+    assert named.turns[0].segment.id == segs[1].id
+
+
+def test_an_empty_result_is_not_an_error(memory: AudioMemory) -> None:
+    memory.add_segment(
+        tone(300), tenant="t", session="s", transcript="x", vectors=vectors(memory, 1), role="agent"
+    )
+    assert recall(memory, "t", "what did I say about anything").turns == []
+
+
+def test_reference_clips_are_encoded_with_the_memorys_encoders(memory: AudioMemory) -> None:
+    ref = Reference.encode(memory, tone(440, 2.0))
+    assert set(ref.vectors) == {"text", "speaker", "style", "environment"}
+    with pytest.raises(ValueError):
+        Reference.encode(memory, Audio(np.zeros(16_000, np.float32)))
+
+
+@pytest.mark.models
+def test_demo_runs_end_to_end() -> None:
+    import subprocess
+
+    proc = subprocess.run(
+        [str(VENV_BIN / "voxmem"), "demo"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "200", "HOME": str(Path.home())},
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = proc.stdout
+    budget = out.split("what did this speaker say about the budget?")[1].split("\n")
+    assert "budget" in budget[2].lower()  # the first hit of the first question
+    trains = out.split("what was said about the train tickets")[1].split("\n")
+    assert "train" in trains[2].lower()
