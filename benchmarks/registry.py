@@ -53,6 +53,14 @@ def _plans(*, out: Path, seed: int, quick: bool, console: Console, data_dir: Pat
     return run_plans(out=out, seed=seed, quick=quick, console=console)
 
 
+def _recall(
+    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None
+) -> Report:
+    from voxmem.benchmarks.recall_bench import run_recall
+
+    return run_recall(out=out, seed=seed, quick=quick, console=console)
+
+
 RUNNERS: dict[str, Runner] = {
     r.name: r
     for r in [
@@ -79,6 +87,11 @@ RUNNERS: dict[str, Runner] = {
             "instruction parsing: plan accuracy per attribute and per same/target kind on "
             "held-out wordings",
             _plans,
+        ),
+        Runner(
+            "recall",
+            "instruction-aware query latency at 10k segments, with and without a reference clip",
+            _recall,
         ),
     ]
 }

@@ -434,6 +434,19 @@ class AudioMemory:
             out += self._segments(tenant, f"id IN ({marks})", chunk, vectors=vectors)
         return out
 
+    def with_labels(
+        self, tenant: str, kind: str, labels: Sequence[str], limit: int = 10_000
+    ) -> builtins.list[Segment]:
+        """Segments whose ``kind`` ("style" or "environment") labels include any of
+        ``labels`` (with their vectors)."""
+        tenant = self._require_tenant(tenant)
+        column = {"style": "style_labels", "environment": "environment_labels"}[kind]
+        if not labels:
+            return []
+        clause = " OR ".join(f"{column} LIKE ?" for _ in labels)
+        args = tuple(f"%{json.dumps(label)}:%" for label in labels)
+        return self._segments(tenant, clause, args, limit)
+
     def audio(self, tenant: str, segment_id: str) -> Audio:
         seg = self.get(tenant, segment_id, vectors=False)
         return load_audio(self._audio_path(seg.tenant, seg.id))

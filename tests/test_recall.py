@@ -149,3 +149,44 @@ def test_demo_runs_end_to_end() -> None:
     assert "budget" in budget[2].lower()  # the first hit of the first question
     trains = out.split("what was said about the train tickets")[1].split("\n")
     assert "train" in trains[2].lower()
+
+
+def test_every_baseline_ranks_the_same_memory(memory: AudioMemory) -> None:
+    from voxmem.retrievers.baselines import RETRIEVERS, Query, retrieve
+
+    alice, bob = _voice(memory, 1), _voice(memory, 2)
+    segs = memory.add_segments(
+        [
+            _turn(memory, "the budget was cut by ten percent", bob, 10),
+            _turn(memory, "the budget is due on friday", alice, 11),
+            _turn(memory, "it will rain all weekend at the lake", alice, 12),
+            _turn(memory, "we should book the train tonight", bob, 13),
+        ],
+        tenant="t",
+        session="s",
+    )
+    ref = Reference(tone(500), {**vectors(memory, 99), "speaker": alice}, "")
+    query = Query("what did this speaker say about the budget", ref)
+    assert set(RETRIEVERS) == {
+        "random",
+        "bm25",
+        "dense",
+        "speaker",
+        "acoustic",
+        "two-stage",
+        "instruct",
+    }
+    for name in RETRIEVERS:
+        ranked = retrieve(name, memory, "t", query, k=10)
+        assert sorted(t.segment.id for t in ranked) == sorted(s.id for s in segs), name
+    top = {
+        name: retrieve(name, memory, "t", query, k=1)[0].segment.transcript for name in RETRIEVERS
+    }
+    assert top["instruct"] == "the budget is due on friday"
+    assert top["two-stage"] == "the budget is due on friday"
+    assert "budget" in top["bm25"] and "budget" in top["dense"]
+    assert top["speaker"] in {"the budget is due on friday", "it will rain all weekend at the lake"}
+    docs = retrieve("bm25", memory, "t", query, documents=True)
+    assert len(docs) == 1  # one recording
+    with pytest.raises(KeyError, match="unknown retriever"):
+        retrieve("magic", memory, "t", query)
