@@ -86,13 +86,21 @@ class ClusteringDiarizer:
         labels = cluster(emb, self.params.threshold)
         pieces = _assign(regions, wins, labels)
         turns = _merge(pieces, self.params.bridge, self.params.min_turn)
-        if not turns:
-            return []
-        prints = self.speaker.embed([audio.slice(s, e) for s, e, _ in turns])
-        names: dict[int, str] = {}
-        for _, _, lab in turns:
-            names.setdefault(lab, f"S{len(names) + 1}")
-        return [SpeakerTurn(s, e, names[lab], prints[i]) for i, (s, e, lab) in enumerate(turns)]
+        return voiced_turns(audio, turns, self.speaker)
+
+
+def voiced_turns(
+    audio: Audio, spans: list[tuple[float, float, Any]], speaker: AudioEncoder
+) -> list[SpeakerTurn]:
+    """Turns with the voiceprint of their own audio; labels renamed S1, S2, ... in order of
+    first appearance."""
+    if not spans:
+        return []
+    prints = speaker.embed([audio.slice(s, e) for s, e, _ in spans])
+    names: dict[Any, str] = {}
+    for _, _, lab in spans:
+        names.setdefault(lab, f"S{len(names) + 1}")
+    return [SpeakerTurn(s, e, names[lab], prints[i]) for i, (s, e, lab) in enumerate(spans)]
 
 
 def cluster(embeddings: np.ndarray, threshold: float) -> np.ndarray:
@@ -165,10 +173,4 @@ class PyannoteDiarizer:
             (float(seg.start), float(seg.end), str(label))
             for seg, _, label in annotation.itertracks(yield_label=True)
         ]
-        if not spans:
-            return []
-        prints = self.speaker.embed([audio.slice(s, e) for s, e, _ in spans])
-        names: dict[str, str] = {}
-        for _, _, lab in spans:
-            names.setdefault(lab, f"S{len(names) + 1}")
-        return [SpeakerTurn(s, e, names[lab], prints[i]) for i, (s, e, lab) in enumerate(spans)]
+        return voiced_turns(audio, list(spans), self.speaker)
