@@ -435,17 +435,36 @@ class AudioMemory:
         return out
 
     def with_labels(
-        self, tenant: str, kind: str, labels: Sequence[str], limit: int = 10_000
+        self,
+        tenant: str,
+        kind: str,
+        labels: Sequence[str],
+        limit: int = 100,
+        vectors: bool = False,
     ) -> builtins.list[Segment]:
-        """Segments whose ``kind`` ("style" or "environment") labels include any of
-        ``labels`` (with their vectors)."""
+        """The ``limit`` segments scoring highest on any of ``labels`` of ``kind``
+        ("style" or "environment"), best first."""
         tenant = self._require_tenant(tenant)
         column = {"style": "style_labels", "environment": "environment_labels"}[kind]
         if not labels:
             return []
-        clause = " OR ".join(f"{column} LIKE ?" for _ in labels)
-        args = tuple(f"%{json.dumps(label)}:%" for label in labels)
-        return self._segments(tenant, clause, args, limit)
+        parts = [f"COALESCE(json_extract({column}, ?), 0)" for _ in labels]
+        score = parts[0] if len(parts) == 1 else f"max({', '.join(parts)})"
+        paths = tuple("$." + json.dumps(label) for label in labels)
+        rows = (
+            self.catalog.read()
+            .execute(
+                f"SELECT * FROM segments WHERE tenant = ? AND state = 'live' AND {score} > 0 "
+                f"ORDER BY {score} DESC LIMIT ?",
+                (tenant, *paths, *paths, limit),
+            )
+            .fetchall()
+        )
+        out = [_row_to_segment(r) for r in rows]
+        if vectors and out:
+            full = {s.id: s for s in self.get_many(tenant, [s.id for s in out])}
+            out = [full[s.id] for s in out if s.id in full]
+        return out
 
     def audio(self, tenant: str, segment_id: str) -> Audio:
         seg = self.get(tenant, segment_id, vectors=False)

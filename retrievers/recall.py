@@ -28,8 +28,6 @@ from voxmem.retrievers.instruction import InstructionParser
 from voxmem.retrievers.plan import ATTRIBUTES, RetrievalPlan
 from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS
 
-ALL_SEGMENTS_CAP = 20_000
-
 
 @dataclass(frozen=True)
 class FusionParams:
@@ -174,7 +172,7 @@ def recall(
                 if attr == "style"
                 else list(ENVIRONMENT_WORDS.get(value or "", ((), ()))[1])
             )
-            for seg in memory.with_labels(tenant, attr, labels, ALL_SEGMENTS_CAP):
+            for seg in memory.with_labels(tenant, attr, labels, params.candidates):
                 found[seg.id] = seg
         cands = [
             s
