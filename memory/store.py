@@ -566,6 +566,19 @@ class AudioMemory:
         tenant = self._require_tenant(tenant)
         return all_speakers(self.catalog.read(), tenant)
 
+    def speaker_names(self, tenant: str) -> builtins.list[str]:
+        """Names given to the tenant's speakers (cheap: no voiceprints are read)."""
+        tenant = self._require_tenant(tenant)
+        rows = (
+            self.catalog.read()
+            .execute(
+                "SELECT name FROM speakers WHERE tenant = ? AND name IS NOT NULL ORDER BY name",
+                (tenant,),
+            )
+            .fetchall()
+        )
+        return [r["name"] for r in rows]
+
     def name_speaker(self, tenant: str, speaker: str, name: str) -> Speaker:
         tenant = self._require_tenant(tenant)
         with self.catalog.write() as tx:

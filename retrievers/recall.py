@@ -28,6 +28,9 @@ from voxmem.retrievers.instruction import InstructionParser
 from voxmem.retrievers.plan import ATTRIBUTES, RetrievalPlan
 from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS
 
+#: how much wider the unfiltered search is when a role filter is applied afterwards
+OVERFETCH = 4
+
 
 @dataclass(frozen=True)
 class FusionParams:
@@ -91,12 +94,20 @@ class Reference:
         clip: AudioSource | Audio,
         sample_rate: int | None = None,
         transcribe: bool = True,
+        spaces: Sequence[str] = ("speaker", "style", "environment"),
     ) -> Reference:
-        """Encode ``clip``; without ``transcribe`` ASR is skipped (it is most of the cost,
-        and only plans that match the reference's own words need them)."""
+        """Encode ``clip`` in ``spaces`` only; ASR (most of the cost) only with
+        ``transcribe``, which plans that match the reference's own words need."""
         audio = load_audio(clip, sample_rate=sample_rate, require_speech=True)
-        turn = memory.perception.perceive_segment(audio, None if transcribe else "")
-        return cls(audio, turn.vectors, turn.transcript)
+        p = memory.perception
+        encoders = {"speaker": p.speaker, "style": p.style, "environment": p.environment}
+        vectors = {
+            space: encoders[space].embed([audio])[0] for space in spaces if space in encoders
+        }
+        transcript = p.transcriber.transcribe(audio).text if transcribe else ""
+        if transcribe:
+            vectors["text"] = p.text.passages([transcript])[0]
+        return cls(audio, vectors, transcript)
 
 
 _PARSER = InstructionParser()
@@ -125,7 +136,7 @@ def recall(
 ) -> RecallResult:
     """Turns (and, with ``documents``, recordings) that best follow ``instruction``."""
     params = params or FusionParams()
-    names = [s.name for s in memory.speakers(tenant) if s.name]
+    names = memory.speaker_names(tenant)
     plan = plan or (parser or default_parser(memory)).parse(
         instruction, reference is not None, names
     )
@@ -133,7 +144,11 @@ def recall(
         reference
         if isinstance(reference, Reference) or reference is None
         else Reference.encode(
-            memory, reference, sample_rate, transcribe=plan.content_from_reference
+            memory,
+            reference,
+            sample_rate,
+            transcribe=plan.content_from_reference,
+            spaces=[a for a in ATTRIBUTES if plan.constraint(a).mode == "same"],
         )
     )
     filters = dict(where or {})
@@ -160,8 +175,10 @@ def recall(
     if queries:
         ids: dict[str, None] = {}
         for space, vec in queries.items():
-            for hit in memory.search(tenant, space, vec, params.candidates, chroma_where):
-                ids[hit.segment.id] = None
+            for seg_id in _candidates(
+                memory, tenant, space, vec, filters, chroma_where, params.candidates
+            ):
+                ids[seg_id] = None
         cands = memory.get_many(tenant, list(ids))
     else:
         # only label targets: the turns that carry one of the asked-for labels
@@ -205,6 +222,28 @@ def recall(
         result.documents = roll_up(turns)[:k]
         result.turns = turns[:k]
     return result
+
+
+def _candidates(
+    memory: AudioMemory,
+    tenant: str,
+    space: str,
+    vec: np.ndarray,
+    filters: Mapping[str, Any],
+    where: dict[str, Any] | None,
+    k: int,
+) -> list[str]:
+    """Ids of the ``k`` nearest turns that pass ``filters``.
+
+    A role alone keeps about half the turns, and Chroma's filtered search is slow on
+    large collections, so a wider unfiltered search is filtered here first; the
+    filtered search runs only when that leaves too few."""
+    if set(filters) == {"role"}:
+        hits = memory.search(tenant, space, vec, OVERFETCH * k)
+        kept = [h.segment.id for h in hits if h.segment.role == filters["role"]][:k]
+        if len(kept) >= k or len(hits) < OVERFETCH * k:
+            return kept
+    return [h.segment.id for h in memory.search(tenant, space, vec, k, where)]
 
 
 def _query_vectors(

@@ -127,6 +127,10 @@ def test_an_empty_result_is_not_an_error(memory: AudioMemory) -> None:
 def test_reference_clips_are_encoded_with_the_memorys_encoders(memory: AudioMemory) -> None:
     ref = Reference.encode(memory, tone(440, 2.0))
     assert set(ref.vectors) == {"text", "speaker", "style", "environment"}
+    assert ref.transcript == memory.perception.transcriber.transcribe(tone(440, 2.0)).text
+    voice_only = Reference.encode(memory, tone(440, 2.0), transcribe=False, spaces=["speaker"])
+    assert set(voice_only.vectors) == {"speaker"} and voice_only.transcript == ""
+    np.testing.assert_allclose(voice_only.vectors["speaker"], ref.vectors["speaker"])
     with pytest.raises(ValueError):
         Reference.encode(memory, Audio(np.zeros(16_000, np.float32)))
 
