@@ -68,3 +68,18 @@ def test_invalid_threads_are_rejected(monkeypatch: pytest.MonkeyPatch, bad: str)
     monkeypatch.setenv("VOXMEM_THREADS", bad)
     with pytest.raises(ValidationError, match="threads"):
         Settings()
+
+
+def test_asr_language_reaches_the_transcriber(monkeypatch: pytest.MonkeyPatch) -> None:
+    from voxmem.memory.encoders import factory
+
+    seen = {}
+
+    class Spy:
+        def __init__(self, model: object, threads: int, language: str | None = None) -> None:
+            seen["language"] = language
+
+    monkeypatch.setattr(factory, "WhisperTranscriber", Spy)
+    monkeypatch.setenv("VOXMEM_ASR__LANGUAGE", "en")
+    factory.transcriber(Settings())
+    assert seen["language"] == "en"

@@ -48,6 +48,8 @@ class ModelSettings(BaseModel):
 class AsrSettings(ModelSettings):
     backend: str = "faster-whisper"
     variant: str | None = "base"
+    #: a language code (e.g. "en") skips language detection, which costs an extra pass
+    language: str | None = None
 
 
 class VadSettings(ModelSettings):

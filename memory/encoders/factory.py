@@ -49,7 +49,9 @@ def text_encoder(settings: Settings) -> TextEncoder:
 
 
 def transcriber(settings: Settings) -> WhisperTranscriber:
-    return WhisperTranscriber(resolve(Role.ASR, settings), settings.threads)
+    return WhisperTranscriber(
+        resolve(Role.ASR, settings), settings.threads, language=settings.asr.language
+    )
 
 
 def environment_encoder(settings: Settings) -> AudioEncoder:
