@@ -21,6 +21,7 @@ import fcntl
 import hashlib
 import os
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ from voxmem.settings import ChromaSettings
 Metadata = Mapping[str, str | int | float | bool]
 #: below Chroma's largest accepted batch
 UPSERT_BATCH = 4000
+#: seconds without a new orphan graph folder before compaction trusts the disk
+ORPHAN_SETTLE_S = 0.3
 
 
 class IndexUnavailable(StoreError, RuntimeError):
@@ -111,6 +114,19 @@ class VectorIndex:
         tmp.write_text(str(gen))
         os.replace(tmp, self.path / ".voxmem-generation")
         self._generation = gen
+
+    def release(self) -> None:
+        """Let go of the client and everything it holds; the next operation reconnects."""
+        import gc
+
+        with self._lock:
+            self._collections = {}
+            self.client = None  # type: ignore[assignment]
+            from chromadb.api.client import SharedSystemClient
+
+            SharedSystemClient.clear_system_cache()
+            gc.collect()
+            self._generation = -1  # forces a reload on the next access
 
     def _reload(self) -> None:
         from chromadb.api.client import SharedSystemClient
@@ -261,7 +277,6 @@ class VectorIndex:
         then vacuum the database."""
         if self.mode != "embedded":
             return
-        import shutil
         import sqlite3
 
         with self.access(write=True):
@@ -271,15 +286,35 @@ class VectorIndex:
             conn = sqlite3.connect(db, timeout=120)
             try:
                 live = {r[0] for r in conn.execute("SELECT id FROM segments")}
-                for folder in self.path.iterdir():
-                    if folder.is_dir() and _is_uuid(folder.name) and folder.name not in live:
-                        for f in folder.rglob("*"):
-                            if f.is_file():
-                                _zero(f)
-                        shutil.rmtree(folder, ignore_errors=True)
+                # Chroma writes out the graph of a dropped collection from a background
+                # task when it lets go of it, which can land after the drop returns: keep
+                # erasing orphan folders until none has appeared for a while.
+                quiet_since = time.monotonic()
+                deadline = quiet_since + ORPHAN_SETTLE_S * 4
+                while time.monotonic() < deadline:
+                    if _erase_orphans(self.path, live):
+                        quiet_since = time.monotonic()
+                    elif time.monotonic() - quiet_since >= ORPHAN_SETTLE_S:
+                        break
+                    time.sleep(0.05)
                 conn.execute("VACUUM")
             finally:
                 conn.close()
+
+
+def _erase_orphans(path: Path, live: set[str]) -> bool:
+    """Zero and remove graph folders that no live segment owns; True if any was found."""
+    import shutil
+
+    found = False
+    for folder in path.iterdir():
+        if folder.is_dir() and _is_uuid(folder.name) and folder.name not in live:
+            found = True
+            for f in folder.rglob("*"):
+                if f.is_file():
+                    _zero(f)
+            shutil.rmtree(folder, ignore_errors=True)
+    return found
 
 
 def _is_uuid(name: str) -> bool:

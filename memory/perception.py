@@ -134,7 +134,13 @@ class Perception:
         language: str | None,
         voiceprints: Sequence[np.ndarray],
     ) -> list[PerceivedTurn]:
-        style = self.style.embed(clips)
+        raw_style = None
+        if hasattr(self.style, "features") and hasattr(self.style, "vectors"):
+            # one openSMILE pass gives the vector, the labels and the raw functionals
+            raw_style = self.style.features(clips)
+            style = self.style.vectors(raw_style)
+        else:
+            style = self.style.embed(clips)
         env = self.environment.embed(clips)
         text = self.text.passages(texts)
         out = []
@@ -152,12 +158,26 @@ class Perception:
                         "speaker": np.asarray(voiceprints[i], np.float32),
                         "style": style[i],
                         "environment": env[i],
+                        **(
+                            {"style_raw": np.asarray(raw_style[i], np.float32)}
+                            if raw_style is not None
+                            else {}
+                        ),
                     },
-                    _labels(self.style, "labels", clip, self.top_labels),
+                    _style_labels(self.style, clip, raw_style, i, self.top_labels),
                     _labels(self.environment, "events", clip, self.top_labels),
                 )
             )
         return out
+
+
+def _style_labels(
+    encoder: Any, clip: Audio, raw: np.ndarray | None, i: int, top: int
+) -> dict[str, float]:
+    if raw is not None and hasattr(encoder, "labels_for"):
+        labels = encoder.labels_for(raw[i])
+        return {lab.label: round(float(lab.score), 4) for lab in list(labels)[:top]}
+    return _labels(encoder, "labels", clip, top)
 
 
 def _labels(encoder: Any, method: str, clip: Audio, top: int) -> dict[str, float]:

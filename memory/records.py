@@ -14,6 +14,9 @@ TurnRole = Literal["user", "agent", "unknown"]
 ROLES: tuple[str, ...] = ("user", "agent", "unknown")
 #: the embedding spaces every segment has a vector in
 SPACES: tuple[str, ...] = ("text", "speaker", "style", "environment")
+#: kept in the catalog with the segment but not indexed: raw style functionals, from
+#: which a speaker's usual way of talking (their style baseline) is averaged
+RAW_SPACES: tuple[str, ...] = ("style_raw",)
 _TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 

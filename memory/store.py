@@ -32,6 +32,7 @@ from voxmem.memory.catalog import Catalog
 from voxmem.memory.index import IndexHit, VectorIndex
 from voxmem.memory.perception import PerceivedTurn, Perception
 from voxmem.memory.records import (
+    RAW_SPACES,
     ROLES,
     SPACES,
     NewSegment,
@@ -56,6 +57,11 @@ from voxmem.memory.speakers import (
 from voxmem.settings import Settings
 
 BATCH = 2000
+#: after a forget, the index files are checked for the vectors of up to this many of
+#: the forgotten segments
+FORGET_CHECK_SEGMENTS = 200
+#: seconds to let the index's background writes land before checking its files
+INDEX_SETTLE_S = 0.3
 #: the index space of the LangGraph store adapter's items
 ITEM_SPACE = "items"
 
@@ -229,7 +235,7 @@ class AudioMemory:
         for item in items:
             check_role(item.role)
             clip = load_audio(item.audio, sample_rate=item.sample_rate)
-            if set(item.vectors) != set(SPACES):
+            if not set(SPACES) <= set(item.vectors):
                 raise WrongDimension(
                     f"add_segments needs vectors for {', '.join(SPACES)}; "
                     "use add_segment to compute missing ones"
@@ -256,10 +262,12 @@ class AudioMemory:
     def _check_vectors(self, vectors: Mapping[str, np.ndarray]) -> None:
         dims = self._space_dims()
         for space, v in vectors.items():
-            if space not in SPACES:
+            if space not in SPACES and space not in RAW_SPACES:
                 raise WrongDimension(f"unknown space {space!r}; spaces are {', '.join(SPACES)}")
             arr = np.asarray(v)
-            want = dims.get(space) or (self._perception.dims[space] if self._perception else None)
+            want = dims.get(space) or (
+                self._perception.dims.get(space) if self._perception else None
+            )
             if arr.ndim != 1 or (want is not None and arr.shape[0] != want):
                 raise WrongDimension(
                     f"{space} vectors here have {want} dimensions, got shape "
@@ -566,6 +574,26 @@ class AudioMemory:
         tenant = self._require_tenant(tenant)
         return all_speakers(self.catalog.read(), tenant)
 
+    def raw_vectors(
+        self, tenant: str, space: str, limit: int = 20_000
+    ) -> tuple[builtins.list[str], builtins.list[str | None], np.ndarray]:
+        """Segment ids, their speaker ids and their ``space`` vectors (catalog only)."""
+        tenant = self._require_tenant(tenant)
+        rows = (
+            self.catalog.read()
+            .execute(
+                "SELECT s.id, s.speaker_id, v.data FROM segments s JOIN vectors v "
+                "ON v.segment_id = s.id WHERE s.tenant = ? AND s.state = 'live' AND v.space = ? "
+                "LIMIT ?",
+                (tenant, space, limit),
+            )
+            .fetchall()
+        )
+        if not rows:
+            return [], [], np.zeros((0, 0), np.float32)
+        matrix = np.stack([np.frombuffer(r["data"], np.float32) for r in rows])
+        return [r["id"] for r in rows], [r["speaker_id"] for r in rows], matrix
+
     def speaker_names(self, tenant: str) -> builtins.list[str]:
         """Names given to the tenant's speakers (cheap: no voiceprints are read)."""
         tenant = self._require_tenant(tenant)
@@ -761,6 +789,8 @@ class AudioMemory:
             by_tenant.setdefault(r["tenant"], []).append(r["id"])
             if r["speaker_id"]:
                 speakers.add(r["speaker_id"])
+        all_ids = [i for ids in by_tenant.values() for i in ids]
+        needles = self._vector_prefixes(all_ids[:FORGET_CHECK_SEGMENTS])
         for tenant in set(by_tenant) | set(doomed_tenants):
             ids = by_tenant.get(tenant, [])
             for space in SPACES:
@@ -798,9 +828,97 @@ class AudioMemory:
             shutil.rmtree(self.root / "audio" / tenant, ignore_errors=True)
         self.catalog.scrub()
         # Chroma keeps deleted vectors in its files until the collection is rebuilt.
-        for tenant in set(by_tenant) | set(doomed_tenants):
-            self.rebuild(tenant, _scrub_catalog=False)
-        self._compact_index()
+        forgotten = sorted(set(by_tenant) | set(doomed_tenants))
+        self._rebuild_clean(forgotten)
+        if needles:  # a vector that a live segment also has is not forgotten
+            marks = ",".join("?" * len(needles))
+            still = {
+                bytes(r[0])
+                for r in self.catalog.read().execute(
+                    "SELECT substr(data, 1, 32) FROM vectors "
+                    f"WHERE substr(data, 1, 32) IN ({marks})",
+                    tuple(needles),
+                )
+            }
+            needles = [n for n in needles if n not in still]
+        # Chroma can also write stale bytes of a process's freed memory into its graph
+        # files, at moments of its choosing: check, and rebuild everything from a fresh
+        # process until the forgotten vectors are gone from the files.
+        for _ in range(3):
+            if not needles or not self._index_holds(needles):
+                return
+            self._rebuild_clean(sorted(set(self.tenants()) | self.index.tenants()))
+        if self._index_holds(needles):
+            raise StoreError(
+                "forgotten vectors are still present in the index files; stop "
+                "the processes using this memory and run `voxmem rebuild`"
+            )
+
+    def _vector_prefixes(self, segment_ids: Sequence[str]) -> builtins.list[bytes]:
+        """The first 32 bytes of every stored vector of these segments."""
+        out: builtins.list[bytes] = []
+        for i in range(0, len(segment_ids), 500):
+            chunk = tuple(segment_ids[i : i + 500])
+            marks = ",".join("?" * len(chunk))
+            out += [
+                bytes(r["data"][:32])
+                for r in self.catalog.read().execute(
+                    f"SELECT data FROM vectors WHERE segment_id IN ({marks})", chunk
+                )
+            ]
+        return out
+
+    def _index_holds(self, needles: Sequence[bytes]) -> bool:
+        if self.index.mode != "embedded":
+            return False
+        import time as _time
+
+        _time.sleep(INDEX_SETTLE_S)  # let Chroma's background writes land first
+        for path in self.index.path.rglob("*"):
+            if path.is_file():
+                data = path.read_bytes()
+                if any(n in data for n in needles):
+                    return True
+        return False
+
+    def _rebuild_clean(self, tenants: Sequence[str]) -> None:
+        """Rebuild ``tenants``' collections and compact, in a fresh process when embedded.
+
+        The graph files Chroma writes can carry stale bytes of this process's freed
+        memory, where forgotten vectors may still lie; a new process has never held
+        them. This process lets go of its index client first and reloads it after."""
+        if self.index.mode != "embedded":
+            for tenant in tenants:
+                self.rebuild(tenant, _scrub_catalog=False)
+            return
+        import subprocess
+        import sys
+
+        # Drop here, so that the new process never loads the old graphs either.
+        for tenant in tenants:
+            for space in (*SPACES, ITEM_SPACE):
+                self.index.drop(tenant, space)
+        self.index.compact()
+        self.index.release()
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "voxmem.memory.rebuild_child",
+                str(self.root),
+                str(self.index.path),
+                *tenants,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=3600,
+        )
+        if proc.returncode != 0:
+            raise StoreError(
+                "rebuilding the index after a forget failed; the catalog and audio are already "
+                f"erased, run `voxmem rebuild` to finish. Details: {proc.stderr.strip()[-500:]}"
+            )
 
     # -- maintenance -------------------------------------------------------------------
 

@@ -150,6 +150,29 @@ class EgemapsStyleEncoder(AudioEncoder):
         rate are judged against the speaker's own habits)."""
         return self.vectors(egemaps_features(segments), baseline)
 
+    def label_scores(
+        self, feats: np.ndarray, baseline: np.ndarray | None = None
+    ) -> dict[str, np.ndarray]:
+        """Prosodic label probabilities for rows of raw functionals, absolute or relative to
+        ``baseline`` (one baseline row per feature row, or one for all)."""
+        cal = self.calibration
+        protos = cal.relative_prototypes if baseline is not None else cal.prototypes
+        if not protos:
+            return {}
+        vecs = l2_normalize(self.standardise(np.atleast_2d(feats), baseline))
+        names = list(protos)
+        sims = vecs @ np.stack([protos[n] for n in names]).T
+        p = np.exp((sims - sims.max(axis=1, keepdims=True)) / cal.temperature)
+        p /= p.sum(axis=1, keepdims=True)
+        return {n: p[:, i] for i, n in enumerate(names)}
+
+    def labels_for(self, feats: np.ndarray, baseline: np.ndarray | None = None) -> list[StyleLabel]:
+        """Prosodic labels of one clip from its raw functionals, best first."""
+        scores = self.label_scores(feats, baseline)
+        return sorted(
+            (StyleLabel(n, float(v[0])) for n, v in scores.items()), key=lambda lab: -lab.score
+        )
+
     def labels(self, audio: Audio, baseline: np.ndarray | None = None) -> list[StyleLabel]:
         """Every vocabulary label with a score in [0, 1], best first.
 
@@ -157,16 +180,7 @@ class EgemapsStyleEncoder(AudioEncoder):
         prototypes when ``baseline`` is given); vocal events are independent YAMNet
         probabilities (only when an environment encoder was given).
         """
-        out: list[StyleLabel] = []
-        cal = self.calibration
-        protos = cal.relative_prototypes if baseline is not None else cal.prototypes
-        if protos:
-            v = self.vectors(egemaps_features([audio]), baseline)[0]
-            names = list(protos)
-            sims = np.array([float(v @ protos[n]) for n in names])
-            p = np.exp((sims - sims.max()) / cal.temperature)
-            p /= p.sum()
-            out += [StyleLabel(n, float(s)) for n, s in zip(names, p, strict=True)]
+        out = self.labels_for(egemaps_features([audio]), baseline)
         if self.environment is not None:
             logits = self.environment.patch_logits(audio).max(axis=0)
             for event, classes in VOCAL_EVENTS.items():
