@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from voxmem.benchmarks.registry import RUNNERS, get_runner
+from voxmem.benchmarks.registry import RUNNERS, Options, get_runner
 from voxmem.errors import VoxmemError
 
 app = typer.Typer(
@@ -36,6 +36,17 @@ def run(
         "--data-dir",
         help="Real data in the benchmark's published format (default: the offline mini edition).",
     ),
+    split: list[str] = typer.Option(
+        [], "--split", help="Only these splits / subsets / conditions (repeatable)."
+    ),
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="At most this many queries per split."
+    ),
+    retrievers: str | None = typer.Option(
+        None,
+        "--retrievers",
+        help="Comma-separated retrievers (default: every baseline and instruct).",
+    ),
 ) -> None:
     """Run one benchmark; print a table and write results.json + summary.md under --out/NAME."""
     try:
@@ -48,7 +59,18 @@ def run(
         raise typer.Exit(2)
     try:
         report = runner.run(
-            out=out / name, seed=seed, quick=quick, console=console, data_dir=data_dir
+            out=out / name,
+            seed=seed,
+            quick=quick,
+            console=console,
+            data_dir=data_dir,
+            options=Options(
+                splits=split or None,
+                limit=limit,
+                retrievers=[r.strip() for r in retrievers.split(",") if r.strip()]
+                if retrievers
+                else None,
+            ),
         )
     except VoxmemError as exc:
         console.print(f"[red]{type(exc).__name__}: {exc}[/]")

@@ -5,16 +5,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from rich.console import Console
 
 from voxmem.benchmarks.report import Report
 
 
+@dataclass(frozen=True)
+class Options:
+    """What a user narrows a run to: splits (or subsets, or conditions), queries per
+    split, retrievers."""
+
+    splits: list[str] | None = None
+    limit: int | None = None
+    retrievers: list[str] | None = None
+
+
 class RunFn(Protocol):
     def __call__(
-        self, *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None
+        self,
+        *,
+        out: Path,
+        seed: int,
+        quick: bool,
+        console: Console,
+        data_dir: Path | None,
+        options: Options,
     ) -> Report: ...
 
 
@@ -26,7 +43,7 @@ class Runner:
 
 
 def _voices(
-    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None
+    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None, **_: object
 ) -> Report:
     from voxmem.benchmarks.voices import run_voices
 
@@ -34,31 +51,53 @@ def _voices(
 
 
 def _probes(
-    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None
+    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None, **_: object
 ) -> Report:
     from voxmem.benchmarks.probes.run import run_probes
 
     return run_probes(out=out, seed=seed, quick=quick, console=console, data_dir=data_dir)
 
 
-def _store(*, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None) -> Report:
+def _store(
+    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None, **_: object
+) -> Report:
     from voxmem.benchmarks.store_bench import run_store
 
     return run_store(out=out, seed=seed, quick=quick, console=console)
 
 
-def _plans(*, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None) -> Report:
+def _plans(
+    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None, **_: object
+) -> Report:
     from voxmem.benchmarks.plans_bench import run_plans
 
     return run_plans(out=out, seed=seed, quick=quick, console=console)
 
 
 def _recall(
-    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None
+    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None, **_: object
 ) -> Report:
     from voxmem.benchmarks.recall_bench import run_recall
 
     return run_recall(out=out, seed=seed, quick=quick, console=console)
+
+
+def _inspire(**kw: Any) -> Report:
+    from voxmem.benchmarks.retrieval.inspire import run_inspire
+
+    return run_inspire(**kw)
+
+
+def _voicetrace(**kw: Any) -> Report:
+    from voxmem.benchmarks.retrieval.voicetrace import run_voicetrace
+
+    return run_voicetrace(**kw)
+
+
+def _squtr(**kw: Any) -> Report:
+    from voxmem.benchmarks.retrieval.squtr import run_squtr
+
+    return run_squtr(**kw)
 
 
 RUNNERS: dict[str, Runner] = {
@@ -92,6 +131,24 @@ RUNNERS: dict[str, Runner] = {
             "recall",
             "instruction-aware query latency at 10k segments, with and without a reference clip",
             _recall,
+        ),
+        Runner(
+            "inspire",
+            "INSPIRE instruction-aware speech retrieval (continuation, speaker, style, "
+            "composite), every retriever, Recall@k / NDCG@k",
+            _inspire,
+        ),
+        Runner(
+            "voicetrace",
+            "VoiceTrace who-said-what retrieval, single- and multi-speaker documents, "
+            "hit-rate R@k / NDCG@k",
+            _voicetrace,
+        ),
+        Runner(
+            "squtr",
+            "SQuTR spoken query to text retrieval at clean, 20, 10 and 0 dB, "
+            "nDCG@10 / MRR@10 / Recall@10",
+            _squtr,
         ),
     ]
 }

@@ -34,6 +34,12 @@ class Report:
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    #: retrieval benchmarks: ``results[retriever][split][metric]``
+    results: dict[str, Any] = field(default_factory=dict)
+    #: the papers' figures, on their real data: ``published[split][method][metric]``
+    published: dict[str, Any] = field(default_factory=dict)
+    #: PNG files written next to the report
+    plots: list[str] = field(default_factory=list)
     created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S%z"))
 
     def as_dict(self) -> dict[str, Any]:
@@ -46,6 +52,9 @@ class Report:
             "timings": self.timings,
             "notes": self.notes,
             "meta": self.meta,
+            "results": self.results,
+            "published": self.published,
+            "plots": self.plots,
         }
 
     def table(self) -> Table:
@@ -66,6 +75,12 @@ class Report:
         lines += ["| " + " | ".join(_fmt(r.get(c)) for c in self.columns) + " |" for r in self.rows]
         if self.notes:
             lines += ["", *[f"- {n}" for n in self.notes]]
+        if self.timings:
+            lines += [
+                "",
+                "Timings (s): " + ", ".join(f"{k} {v:.1f}" for k, v in self.timings.items()),
+            ]
+        lines += ["", *[f"![{p}]({p})" for p in self.plots]]
         return "\n".join(lines) + "\n"
 
     def write(self, folder: Path) -> list[Path]:

@@ -44,16 +44,24 @@ class Query:
     #: the spoken question's words when the benchmark gives them as text
     text: str | None = None
     seed: int = 0
+    #: text baselines read the instruction too (INSPIRE's cascades); SQuTR's read the
+    #: spoken query alone
+    instruction_in_text: bool = True
+    #: rank these items instead of the tenant's stored turns (a text corpus)
+    pool: list[Segment] | None = None
 
     def words(self) -> str:
         extra = self.text or (self.reference.transcript if self.reference else "")
-        return f"{self.instruction} {extra}".strip()
+        lead = self.instruction if self.instruction_in_text else ""
+        return f"{lead} {extra}".strip()
 
 
 Ranker = Callable[[AudioMemory, str, Query], list[RetrievedTurn]]
 
 
-def _all(memory: AudioMemory, tenant: str) -> list[Segment]:
+def _all(memory: AudioMemory, tenant: str, query: Query) -> list[Segment]:
+    if query.pool is not None:
+        return query.pool
     return memory.list(tenant, limit=ALL, vectors=True)
 
 
@@ -63,7 +71,7 @@ def _ranked(segs: list[Segment], scores: np.ndarray) -> list[RetrievedTurn]:
 
 
 def random_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[RetrievedTurn]:
-    segs = _all(memory, tenant)
+    segs = _all(memory, tenant, query)
     return _ranked(segs, np.random.default_rng(query.seed).random(len(segs)))
 
 
@@ -71,7 +79,7 @@ def bm25_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[Retrieve
     import bm25s
     import Stemmer
 
-    segs = _all(memory, tenant)
+    segs = _all(memory, tenant, query)
     if not segs:
         return []
     stemmer = Stemmer.Stemmer("english")
@@ -88,35 +96,51 @@ def bm25_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[Retrieve
 
 
 def dense_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[RetrievedTurn]:
-    segs = _all(memory, tenant)
+    segs = _all(memory, tenant, query)
     q = memory.perception.text.queries([query.words()])[0]
     return _ranked(segs, np.array([float(s.vectors["text"] @ q) for s in segs]))
 
 
 def _reference_ranker(spaces: tuple[str, ...]) -> Ranker:
     def rank(memory: AudioMemory, tenant: str, query: Query) -> list[RetrievedTurn]:
-        segs = _all(memory, tenant)
+        segs = _all(memory, tenant, query)
         if query.reference is None:
             return _ranked(segs, np.zeros(len(segs)))
         ref = query.reference.vectors
-        scores = np.array([sum(float(s.vectors[sp] @ ref[sp]) for sp in spaces) for s in segs])
+        scores = np.array(
+            [sum(float(s.vectors[sp] @ ref[sp]) for sp in spaces if sp in s.vectors) for s in segs]
+        )
         return _ranked(segs, scores)
 
     return rank
 
 
 def two_stage_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[RetrievedTurn]:
+    """VoiceTrace's baseline: recordings by their best turn's voiceprint similarity, then
+    the top 25 reranked by text similarity between the question and the recording's
+    whole transcript. Every turn carries its recording's score."""
     by_voice = _reference_ranker(("speaker",))(memory, tenant, query)
-    head, tail = by_voice[:TWO_STAGE_TOP], by_voice[TWO_STAGE_TOP:]
-    q = memory.perception.text.queries([query.text or query.instruction])[0]
-    reranked = sorted(head, key=lambda t: -float(t.segment.vectors["text"] @ q))
-    top = [RetrievedTurn(t.segment, 2.0 + float(t.segment.vectors["text"] @ q)) for t in reranked]
-    return top + tail
+    docs = roll_up(by_voice)
+    head = docs[:TWO_STAGE_TOP]
+    text = memory.perception.text
+    q = text.queries([query.text or query.instruction])[0]
+    transcripts = [" ".join(t.segment.transcript for t in _in_order(d.turns)) for d in head]
+    sims = text.passages(transcripts) @ q if head else np.zeros(0)
+    out: list[RetrievedTurn] = []
+    for i in np.argsort(-sims, kind="stable"):
+        out += [RetrievedTurn(t.segment, 2.0 + float(sims[i])) for t in head[i].turns]
+    for rank, d in enumerate(docs[TWO_STAGE_TOP:]):
+        out += [RetrievedTurn(t.segment, -float(rank)) for t in d.turns]
+    return out
+
+
+def _in_order(turns: list[RetrievedTurn]) -> list[RetrievedTurn]:
+    return sorted(turns, key=lambda t: t.segment.start)
 
 
 def instruct_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[RetrievedTurn]:
     result: RecallResult = recall(
-        memory, tenant, query.instruction, reference=query.reference, k=ALL
+        memory, tenant, query.instruction, reference=query.reference, k=ALL, pool=query.pool
     )
     return result.turns
 

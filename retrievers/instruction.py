@@ -44,6 +44,8 @@ SPEAKER_SAME = [
     r"\bwho(?:ever)? (?:is|was) (?:speaking|talking) (?:here|in (?:the|this) clip)\b",
     r"\bsounds? like (?:this|that|the) (?:speaker|person|voice)\b",
     r"\bsame (?:person|one) (?:who|that) (?:is|was) (?:speaking|talking)\b",
+    r"\b(?:speaker|voice|person|talker|narrator|individual) (?:in|from|of) (?:the|this|that) "
+    r"(?:clip|recording|reference|sample|example|query|audio)\b",
 ]
 STYLE_SAME = [
     r"\b(?:same|similar|identical|matching) (?:speaking )?(?:style|tone|manner|way of "
@@ -107,7 +109,9 @@ same similar way style tone manner emotion mood noise environment reference quer
 example given provided he she they him her them his their i my you your we our can could
 would should will just also hear heard hearing audible barking ringing chirping ticking
 going behind backdrop nearby near every each moments bits bit bring locate need pull which
-whose while against mentions mention
+whose while against mentions mention speech other others more have has had feature
+features featuring delivered deliver another else again talker talkers recorded instances
+examples samples files ones words sentences utter uttered spoken-word kind sort type
 """
 FILLER = frozenset(_FILLER_WORDS.split())
 
@@ -287,7 +291,8 @@ class InstructionParser:
             " ",
             candidate,
         )
-        words = re.findall(r"[a-z0-9'-]+", candidate)
+        words = [w.removesuffix("'s") for w in re.findall(r"[a-z0-9'-]+", candidate)]
+        words = [w for w in words if w not in ("", "'", "-")]
         content_words = [w for w in words if w not in FILLER]
         if not content_words:
             return None

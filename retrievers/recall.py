@@ -15,7 +15,7 @@ Target values (``sad``, ``rain``) are scored from the stored labels.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,10 +133,14 @@ def recall(
     parser: InstructionParser | None = None,
     params: FusionParams | None = None,
     sample_rate: int | None = None,
+    pool: Sequence[Segment] | None = None,
 ) -> RecallResult:
-    """Turns (and, with ``documents``, recordings) that best follow ``instruction``."""
+    """Turns (and, with ``documents``, recordings) that best follow ``instruction``.
+
+    ``pool`` scores the given items instead of searching the tenant's index: a text
+    corpus outside the memory (SQuTR's passages), or a caller's own shortlist."""
     params = params or FusionParams()
-    names = memory.speaker_names(tenant)
+    names = memory.speaker_names(tenant) if pool is None else []
     plan = plan or (parser or default_parser(memory)).parse(
         instruction, reference is not None, names
     )
@@ -172,7 +176,9 @@ def recall(
         for a in ("style", "environment")
         if plan.constraint(a).mode == "target"
     }
-    if queries:
+    if pool is not None:
+        cands = _passing(pool, filters)
+    elif queries:
         ids: dict[str, None] = {}
         for space, vec in queries.items():
             for seg_id in _candidates(
@@ -191,15 +197,7 @@ def recall(
             )
             for seg in memory.with_labels(tenant, attr, labels, params.candidates):
                 found[seg.id] = seg
-        cands = [
-            s
-            for s in found.values()
-            if all(
-                getattr(s, "speaker_id" if key == "speaker" else key) == v
-                for key, v in filters.items()
-                if key in ("role", "session", "speaker")
-            )
-        ]
+        cands = _passing(found.values(), filters)
     if not cands:
         return RecallResult(plan, [])
 
@@ -222,6 +220,16 @@ def recall(
         result.documents = roll_up(turns)[:k]
         result.turns = turns[:k]
     return result
+
+
+def _passing(segments: Iterable[Segment], filters: Mapping[str, Any]) -> list[Segment]:
+    """The segments that meet the role, session and speaker filters."""
+    keys = [k for k in filters if k in ("role", "session", "speaker")]
+    return [
+        s
+        for s in segments
+        if all(getattr(s, "speaker_id" if k == "speaker" else k) == filters[k] for k in keys)
+    ]
 
 
 def _candidates(

@@ -56,3 +56,8 @@ class ModelUnavailable(VoxmemError, RuntimeError):
 
 class SynthesisError(VoxmemError, RuntimeError):
     """A text-to-speech engine failed or is not installed."""
+
+
+class BenchmarkDataError(VoxmemError, ValueError):
+    """A benchmark folder that is not in the published format; the message lists every
+    problem found (missing files, missing columns, ids that do not resolve)."""

@@ -166,7 +166,9 @@ class YamnetEnvironmentEncoder(AudioEncoder):
 
     def events(self, audio: Audio, top: int = 5, include_voice: bool = False) -> list[SoundEvent]:
         """The most likely sound events in the clip (max over patches of the sigmoid)."""
-        scores = 1 / (1 + np.exp(-self.patch_logits(audio).max(axis=0)))
+        from scipy.special import expit
+
+        scores = expit(self.patch_logits(audio).max(axis=0).astype(np.float64))
         order = np.argsort(-scores)
         if not include_voice:
             order = np.array([i for i in order if i not in VOICE_CLASSES])
