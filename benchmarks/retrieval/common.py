@@ -183,7 +183,7 @@ def bar_plot(
 
     retrievers = list(values)
     groups = list(dict.fromkeys(g for r in retrievers for g in values[r]))
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(groups) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.6 * len(groups) + 3.5), 4.2))
     width = 0.8 / max(1, len(retrievers))
     x = np.arange(len(groups))
     for i, r in enumerate(retrievers):
@@ -197,7 +197,7 @@ def bar_plot(
     ax.set_xticks(x, groups, rotation=15 if len(groups) > 4 else 0)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -216,14 +216,14 @@ def line_plot(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = plt.subplots(figsize=(8.0, 4.2))
     for r, series in values.items():
         xs = list(series)
         ax.plot(xs, [series[x] for x in xs], marker="o", label=r)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -25,6 +25,7 @@ import numpy as np
 from rich.console import Console
 
 from voxmem.audio import flac_bytes
+from voxmem.benchmarks.registry import Options
 from voxmem.benchmarks.report import Report, versions
 from voxmem.benchmarks.retrieval import common
 from voxmem.benchmarks.retrieval.facts import FACTS
@@ -646,7 +647,7 @@ def run_inspire(
     quick: bool,
     console: Console,
     data_dir: Path | None,
-    options: common.Options,
+    options: Options,
 ) -> Report:
     from voxmem.memory.perception import Perception
 
@@ -655,7 +656,9 @@ def run_inspire(
     if data_dir is None:
         cache = ClipCache(settings.cache_dir / "synth")
         folder = write_mini(
-            settings.cache_dir / "bench-data" / f"inspire-mini-v{MINI_VERSION}-s{seed}{'-quick' if quick else ''}",
+            settings.cache_dir
+            / "bench-data"
+            / f"inspire-mini-v{MINI_VERSION}-s{seed}{'-quick' if quick else ''}",
             seed,
             quick,
             cache,
