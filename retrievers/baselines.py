@@ -16,8 +16,10 @@ Each ranks segments; ``documents=True`` rolls them up to recordings by their bes
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -44,6 +46,8 @@ class Query:
     #: the spoken question's words when the benchmark gives them as text
     text: str | None = None
     seed: int = 0
+    #: the query's id in its benchmark: ``random`` draws a different order per query
+    id: str = ""
     #: text baselines read the instruction too (INSPIRE's cascades); SQuTR's read the
     #: spoken query alone
     instruction_in_text: bool = True
@@ -72,7 +76,32 @@ def _ranked(segs: list[Segment], scores: np.ndarray) -> list[RetrievedTurn]:
 
 def random_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[RetrievedTurn]:
     segs = _all(memory, tenant, query)
-    return _ranked(segs, np.random.default_rng(query.seed).random(len(segs)))
+    rng = np.random.default_rng([query.seed, zlib.crc32((query.id or query.words()).encode())])
+    return _ranked(segs, rng.random(len(segs)))
+
+
+_BM25_POOL: dict[int, tuple[list[Segment], Any]] = {}
+
+
+def _bm25_index(segs: list[Segment], cache: bool) -> Any:
+    """A Lucene-style BM25 index of the transcripts; a caller's pool is indexed once."""
+    import bm25s
+    import Stemmer
+
+    if cache and id(segs) in _BM25_POOL and _BM25_POOL[id(segs)][0] is segs:
+        return _BM25_POOL[id(segs)][1]
+    corpus = bm25s.tokenize(
+        [s.transcript for s in segs],
+        stopwords="en",
+        stemmer=Stemmer.Stemmer("english"),
+        show_progress=False,
+    )
+    index = bm25s.BM25(k1=BM25_K1, b=BM25_B, method="lucene")
+    index.index(corpus, show_progress=False)
+    if cache:
+        _BM25_POOL.clear()
+        _BM25_POOL[id(segs)] = (segs, index)
+    return index
 
 
 def bm25_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[RetrievedTurn]:
@@ -82,13 +111,10 @@ def bm25_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[Retrieve
     segs = _all(memory, tenant, query)
     if not segs:
         return []
-    stemmer = Stemmer.Stemmer("english")
-    corpus = bm25s.tokenize(
-        [s.transcript for s in segs], stopwords="en", stemmer=stemmer, show_progress=False
+    index = _bm25_index(segs, cache=query.pool is not None)
+    q = bm25s.tokenize(
+        [query.words()], stopwords="en", stemmer=Stemmer.Stemmer("english"), show_progress=False
     )
-    index = bm25s.BM25(k1=BM25_K1, b=BM25_B, method="lucene")
-    index.index(corpus, show_progress=False)
-    q = bm25s.tokenize([query.words()], stopwords="en", stemmer=stemmer, show_progress=False)
     if not q.vocab:
         return _ranked(segs, np.zeros(len(segs)))
     scores = index.get_scores([w for w in q.vocab if w])

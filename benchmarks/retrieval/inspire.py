@@ -701,7 +701,7 @@ def run_inspire(
             task = bar.add_task(f"scoring {split_name}", total=len(split.queries))
             for q in split.queries:
                 ref = common.encode_reference(store.memory, q.audio, timer)
-                query = Query(q.instruction, ref, seed=seed)
+                query = Query(q.instruction, ref, seed=seed, id=f"{split_name}/{q.id}")
                 for r in retrievers:
                     scores = common.document_scores(r, store, query, timer)
                     row = inspire_scores(scores, q.positives, q.excluded)

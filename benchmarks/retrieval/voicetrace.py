@@ -301,7 +301,7 @@ def run_voicetrace(
         task = bar.add_task("scoring VoiceTrace", total=len(queries))
         for row in queries:
             ref = common.encode_reference(store.memory, row.query_audio, timer)
-            query = Query(row.question, ref, text=row.question, seed=seed)
+            query = Query(row.question, ref, text=row.question, seed=seed, id=row.id)
             for r in retrievers:
                 scores = common.document_scores(r, store, query, timer)
                 per_query[r][row.id] = scores  # type: ignore[assignment]
