@@ -57,7 +57,7 @@ QUERY_COLUMNS = (
     "excluded_ids",
 )
 #: Table 4 of the paper, Recall@10 on the real splits
-PUBLISHED = {
+PUBLISHED: dict[str, dict[str, Any]] = {
     "DailyTalk": {
         "best": 62.00,
         "best method": "Whisper + caption + Qwen3-Embedding-8B",
@@ -514,7 +514,7 @@ def _speaker_style(rng: np.random.Generator, quick: bool, cache: ClipCache) -> B
 def _composite(rng: np.random.Generator, quick: bool, cache: ClipCache) -> Built:
     voices = [v.id for v in distinct_voices()]
     facts = list(range(8 if quick else 24))
-    docs = []
+    docs: list[_Doc] = []
     for f in facts:
         for k in range(3 if quick else 4):
             docs.append(
@@ -532,7 +532,7 @@ def _composite(rng: np.random.Generator, quick: bool, cache: ClipCache) -> Built
                 )
             )
     items = [_item(d, cache) for d in docs]
-    queries = []
+    queries: list[Item] = []
     for n in range(12 if quick else 50):
         kind = COMPOSITE_TYPES[n % len(COMPOSITE_TYPES)]
         anchor = docs[int(rng.integers(len(docs)))]
@@ -748,7 +748,7 @@ def run_inspire(
         )
     out.mkdir(parents=True, exist_ok=True)
     published_r10 = {
-        s: PUBLISHED[COUNTERPART.get(s, s)]["best"] / 100
+        s: float(PUBLISHED[COUNTERPART.get(s, s)]["best"]) / 100
         for s in splits
         if COUNTERPART.get(s, s) in PUBLISHED
     }

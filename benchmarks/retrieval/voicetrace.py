@@ -46,9 +46,10 @@ AUDIO_COLUMNS = {
 }
 #: the paper's two-stage baseline (ECAPA voiceprints, top 25 reranked by BGE-base), R@1
 PUBLISHED_NOTE = (
-    "VoiceTrace-Bench reports its two-stage baseline (WhisperX segments, ECAPA voiceprints, "
-    "top 25 reranked with BGE-base) on 1,580 single- and 500 multi-speaker queries of real "
-    "speech; its figures are not copied here because this folder's notes do not carry them."
+    "Published figures: not reproduced here. VoiceTrace-Bench evaluates its two-stage "
+    "baseline (WhisperX segments, ECAPA voiceprints, top 25 reranked with BGE-base) on "
+    "1,580 single- and 500 multi-speaker queries of real speech; compare with its paper "
+    "when running the real data."
 )
 QUESTIONS = [
     "What did this speaker say about {t}?",
@@ -304,7 +305,7 @@ def run_voicetrace(
             query = Query(row.question, ref, text=row.question, seed=seed, id=row.id)
             for r in retrievers:
                 scores = common.document_scores(r, store, query, timer)
-                per_query[r][row.id] = scores  # type: ignore[assignment]
+                per_query[r][row.id] = scores
             bar.advance(task)
     results: dict[str, dict[str, dict[str, float]]] = {r: {} for r in retrievers}
     report = Report(

@@ -1,0 +1,360 @@
+"""The retrieval benchmarks: real-format fixtures written here (independently of the
+generators) and read through the real loaders; malformed folders; cached ingests; and
+each benchmark's --quick slice end to end with the shipped models."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.conftest import VENV_BIN
+from voxmem.audio import Audio, flac_bytes
+from voxmem.errors import BenchmarkDataError
+
+
+def _clip(freq: float = 300.0, seconds: float = 0.6) -> bytes:
+    t = np.arange(int(16_000 * seconds)) / 16_000
+    return flac_bytes(Audio((0.3 * np.sin(2 * np.pi * freq * t)).astype(np.float32)))
+
+
+# -- INSPIRE ------------------------------------------------------------------------------
+
+DOC_FIELDS = {
+    "text": "hello",
+    "title": "",
+    "speaking_style": "default",
+    "speaker": "p225",
+    "environmental_sound": "N/A",
+    "type": "t",
+    "source": "s",
+}
+
+
+def _inspire_folder(root: Path, *, drop: str | None = None, bad_positive: bool = False) -> Path:
+    """A folder as `hf download lca0503/INSPIRE` lays it out (one split, two shards)."""
+    docs = [
+        {
+            "audio": {"bytes": _clip(200 + 50 * i), "path": f"{i}.wav"},
+            "audio_id": f"{i:05d}",
+            **DOC_FIELDS,
+        }
+        for i in range(4)
+    ]
+    queries = [
+        {
+            **docs[0],
+            "relevance": "speaker",
+            "instruction": "Find this speaker.",
+            "positive_documents": ["00001", "00002"],
+            "excluded_ids": ["00000"],
+        },
+        {
+            **docs[3],
+            "relevance": "speaker",
+            "instruction": "Same voice please.",
+            "positive_documents": ["00009" if bad_positive else "00002"],
+            "excluded_ids": ["N/A"],
+        },
+    ]
+    if drop:
+        for r in queries:
+            r.pop(drop)
+    (root / "document").mkdir(parents=True)
+    (root / "query").mkdir()
+    pq.write_table(pa.Table.from_pylist(docs[:2]), root / "document/VCTK-00000-of-00002.parquet")
+    pq.write_table(pa.Table.from_pylist(docs[2:]), root / "document/VCTK-00001-of-00002.parquet")
+    pq.write_table(pa.Table.from_pylist(queries), root / "query/VCTK-00000-of-00001.parquet")
+    (root / "README.md").write_text(
+        "---\nconfigs:\n- config_name: document\n  data_files:\n  - split: VCTK\n"
+        "    path: document/VCTK-*\n- config_name: query\n  data_files:\n  - split: VCTK\n"
+        "    path: query/VCTK-*\n---\n# INSPIRE\n"
+    )
+    return root
+
+
+def test_inspire_loader_reads_the_published_layout(tmp_path: Path) -> None:
+    from voxmem.benchmarks.retrieval.inspire import load_split, splits_in
+
+    folder = _inspire_folder(tmp_path / "inspire")
+    assert splits_in(folder) == ["VCTK"]
+    split = load_split(folder, "VCTK")
+    assert [d.id for d in split.documents] == ["00000", "00001", "00002", "00003"]
+    assert [q.id for q in split.queries] == ["00000", "00001"]
+    assert split.queries[0].positives == ["00001", "00002"]
+    assert split.queries[0].excluded == ["00000"]
+    assert split.queries[1].excluded == ["N/A"]
+    assert split.documents[3].audio == _clip(350)
+    assert load_split(folder, "VCTK", limit=1).queries[0].instruction == "Find this speaker."
+
+
+def test_inspire_loader_finds_shards_without_a_readme(tmp_path: Path) -> None:
+    from voxmem.benchmarks.retrieval.inspire import load_split, splits_in
+
+    folder = _inspire_folder(tmp_path / "inspire")
+    (folder / "README.md").unlink()
+    assert splits_in(folder) == ["VCTK"]
+    assert len(load_split(folder, "VCTK").documents) == 4
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"drop": "positive_documents"}, "missing column(s) positive_documents"),
+        ({"bad_positive": True}, "document id(s) 00009 not found"),
+    ],
+)
+def test_inspire_loader_reports_what_is_wrong(
+    tmp_path: Path, kwargs: dict[str, Any], message: str
+) -> None:
+    from voxmem.benchmarks.retrieval.inspire import load_split
+
+    folder = _inspire_folder(tmp_path / "inspire", **kwargs)
+    with pytest.raises(BenchmarkDataError, match=re.escape(message)):
+        load_split(folder, "VCTK")
+
+
+def test_inspire_loader_names_the_missing_split(tmp_path: Path) -> None:
+    from voxmem.benchmarks.retrieval.inspire import load_split
+
+    folder = _inspire_folder(tmp_path / "inspire")
+    with pytest.raises(BenchmarkDataError, match=r"no document files for split 'Expresso'.*VCTK"):
+        load_split(folder, "Expresso")
+
+
+# -- VoiceTrace ---------------------------------------------------------------------------
+
+
+def _voicetrace_folder(root: Path, card_naming: bool, missing_audio: bool = False) -> Path:
+    sub = root / "multi"
+    (sub / "audio").mkdir(parents=True)
+    rows = []
+    for i in range(2):
+        q, d = sub / "audio" / f"q{i}.flac", sub / "audio" / f"d{i}.flac"
+        q.write_bytes(_clip(300 + i))
+        if not (missing_audio and i == 1):
+            d.write_bytes(_clip(400 + i))
+        row: dict[str, Any] = {
+            "id": f"m{i}",
+            "query_text": "What did this speaker say about the budget?",
+            "document_audio_text": "[S1]: hello [S2]: the budget",
+            "query_audio_speaker_ids": "['seamless_1304A']",
+            "document_audio_speaker_ids": "['seamless_1304A' 'seamless_1305A']",
+            "source": "seamless",
+        }
+        if card_naming:
+            row["query_audio"] = {"bytes": q.read_bytes(), "path": q.name}
+            row["document_audio"] = {"bytes": None, "path": f"audio/d{i}.flac"}
+        else:
+            row["query_audio_path"] = f"audio/q{i}.flac"
+            row["document_audio_path"] = f"audio/d{i}.flac"
+        rows.append(row)
+    pq.write_table(pa.Table.from_pylist(rows), sub / "data.parquet")
+    return root
+
+
+@pytest.mark.parametrize("card_naming", [False, True])
+def test_voicetrace_loader_accepts_both_column_namings(tmp_path: Path, card_naming: bool) -> None:
+    from voxmem.benchmarks.retrieval.voicetrace import load_subset
+
+    rows = load_subset(_voicetrace_folder(tmp_path / "vt", card_naming), "multi")
+    assert [r.id for r in rows] == ["m0", "m1"]
+    assert rows[0].document_speakers == ["seamless_1304A", "seamless_1305A"]
+    assert rows[0].query_speakers == ["seamless_1304A"]
+    assert rows[1].document_audio == _clip(401)
+    assert rows[1].query_audio == _clip(301)
+
+
+def test_voicetrace_loader_reports_missing_audio_and_subsets(tmp_path: Path) -> None:
+    from voxmem.benchmarks.retrieval.voicetrace import load_subset
+
+    folder = _voicetrace_folder(tmp_path / "vt", False, missing_audio=True)
+    with pytest.raises(BenchmarkDataError, match=r"row m1: document audio 'audio/d1.flac' not"):
+        load_subset(folder, "multi")
+    with pytest.raises(BenchmarkDataError, match=r"single/data\.parquet not found"):
+        load_subset(folder, "single")
+
+
+def test_voicetrace_speaker_id_strings() -> None:
+    from voxmem.benchmarks.retrieval.voicetrace import speaker_ids
+
+    assert speaker_ids("['seamless_1304A' 'seamless_1305A']") == [
+        "seamless_1304A",
+        "seamless_1305A",
+    ]
+    assert speaker_ids("['a', 'b']") == ["a", "b"]
+    assert speaker_ids(["x"]) == ["x"]
+    assert speaker_ids("solo") == ["solo"]
+    assert speaker_ids(None) == []
+
+
+# -- SQuTR --------------------------------------------------------------------------------
+
+
+def _squtr_folder(root: Path, alt_keys: bool = False, bad_qrel: bool = False) -> Path:
+    sub = root / "en" / "fiqa"
+    (sub / "qrels").mkdir(parents=True)
+    (sub / "corpus.jsonl").write_text(
+        "".join(
+            json.dumps({"_id": f"c{i}", "title": "", "text": f"text {i}"}) + "\n" for i in range(3)
+        )
+    )
+    qk, ck = ("query_id", "corpus_id") if alt_keys else ("query-id", "corpus-id")
+    qrels = [
+        {qk: "q1", ck: "c0", "score": 2},
+        {qk: "q1", ck: "c9" if bad_qrel else "c1", "score": 1},
+    ]
+    (sub / "qrels" / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in qrels))
+    (sub / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "a question"}) + "\n")
+    for cond in ("clean", "noise_snr_20", "noise_snr_10", "noise_snr_0"):
+        (sub / f"audio_{cond}").mkdir()
+        (sub / f"audio_{cond}" / "q1.wav").write_bytes(_clip())
+        row = {"_id": "q1", "text": "a question", "audio": "q1.wav"}
+        if cond != "clean":
+            row |= {"snr_db": int(cond.rsplit("_", 1)[1]), "noise_id": "n1"}
+        (sub / f"queries_with_audio_{cond}.jsonl").write_text(json.dumps(row) + "\n")
+    return root
+
+
+@pytest.mark.parametrize("alt_keys", [False, True])
+def test_squtr_loader_reads_every_condition(tmp_path: Path, alt_keys: bool) -> None:
+    from voxmem.benchmarks.retrieval.squtr import load_subset, subsets_in
+
+    root = _squtr_folder(tmp_path / "squtr", alt_keys)
+    (folder,) = subsets_in(root)
+    assert subsets_in(folder) == [folder]
+    subset = load_subset(folder)
+    assert subset.qrels == {"q1": {"c0": 2, "c1": 1}}
+    assert set(subset.queries) == {"clean", "noise_snr_20", "noise_snr_10", "noise_snr_0"}
+    assert subset.queries["noise_snr_0"]["q1"] == ("a question", _clip())
+    assert subset.corpus["c2"] == ("", "text 2")
+
+
+def test_squtr_loader_reports_unresolved_ids_and_missing_audio(tmp_path: Path) -> None:
+    from voxmem.benchmarks.retrieval.squtr import load_subset
+
+    root = _squtr_folder(tmp_path / "squtr", bad_qrel=True)
+    folder = root / "en" / "fiqa"
+    (folder / "audio_noise_snr_0" / "q1.wav").unlink()
+    with pytest.raises(BenchmarkDataError) as err:
+        load_subset(folder)
+    assert "corpus id c9 (query q1) is not in corpus.jsonl" in str(err.value)
+    assert "noise_snr_0: audio q1.wav of query q1 not found" in str(err.value)
+    (folder / "qrels" / "test.jsonl").unlink()
+    with pytest.raises(BenchmarkDataError, match=r"qrels/test\.jsonl not found"):
+        load_subset(folder)
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def _bench(*args: str, cache: Path, timeout: int = 900) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(Path.home()),
+        "COLUMNS": "200",
+        "VOXMEM_CACHE_DIR": str(cache),
+        "HF_HUB_OFFLINE": "1",
+    }
+    return subprocess.run(
+        [str(VENV_BIN / "benchmarks"), "run", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env=env,
+    )
+
+
+def test_a_malformed_folder_is_a_clear_error(tmp_path: Path) -> None:
+    folder = _inspire_folder(tmp_path / "inspire", drop="excluded_ids")
+    proc = _bench("inspire", "--data-dir", str(folder), "--out", str(tmp_path), cache=tmp_path)
+    assert proc.returncode == 1
+    assert "BenchmarkDataError" in proc.stdout and "excluded_ids" in proc.stdout
+    proc = _bench(
+        "inspire",
+        "--retrievers",
+        "bm25,nope",
+        "--data-dir",
+        str(folder),
+        "--split",
+        "VCTK",
+        cache=tmp_path,
+    )
+    assert proc.returncode == 1
+
+
+@pytest.fixture(scope="module")
+def bench_cache(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config) -> Path:
+    """One cache for the quick runs: clips are shared, ingests are per benchmark."""
+    return Path(pytestconfig.cache.mkdir("voxmem-bench"))
+
+
+@pytest.mark.models
+@pytest.mark.parametrize(
+    ("name", "splits", "metric"),
+    [
+        ("inspire", ["Dialogue", "SameSpeaker", "SpeakerStyle", "Composite", "Total"], "R@10"),
+        ("voicetrace", ["single", "multi", "mixed"], "R@1"),
+        ("squtr", ["clean", "noise_snr_20", "noise_snr_10", "noise_snr_0"], "nDCG@10"),
+    ],
+)
+def test_quick_run_end_to_end(
+    name: str, splits: list[str], metric: str, bench_cache: Path, tmp_path: Path
+) -> None:
+    proc = _bench(name, "--quick", "--out", str(tmp_path), cache=bench_cache)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    folder = tmp_path / name
+    result = json.loads((folder / "results.json").read_text())
+    assert result["benchmark"] == name and "mini" in result["edition"]
+    per_split = next(v for k, v in result["results"].items() if k.startswith("per_"))
+    assert set(per_split) >= {"random", "instruct"}
+    for split in splits:
+        ours, chance = per_split["instruct"][split][metric], per_split["random"][split][metric]
+        assert 0.0 <= chance <= 1.0 and 0.0 <= ours <= 1.0
+        if name != "squtr" or split == "clean":
+            assert ours > chance, (split, ours, chance)
+    assert result["published"]
+    for plot in result["plots"]:
+        assert (folder / plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    summary = (folder / "summary.md").read_text()
+    assert "instruct" in summary and "published" in summary.lower()
+    # a rerun reuses the cached ingest: no document is encoded again
+    if name == "voicetrace":
+        again = _bench(name, "--quick", "--out", str(tmp_path / "again"), cache=bench_cache)
+        assert again.returncode == 0
+        timings = json.loads((tmp_path / "again" / name / "results.json").read_text())["timings"]
+        assert timings["ingest"] == result["timings"]["ingest"]
+
+
+def test_ingest_cache_is_keyed_by_content(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from voxmem.benchmarks.retrieval.common import ingest_documents
+    from voxmem.memory.encoders.fake import fake_perception
+    from voxmem.settings import Settings
+
+    settings = Settings(cache_dir=tmp_path / "cache", data_dir=tmp_path / "data")
+    perception = fake_perception("a turn")
+    docs = [("a", _clip(200)), ("b", _clip(300))]
+    first = ingest_documents("t", docs, settings, perception, Console(quiet=True))
+    assert not first.cached and sorted(first.doc_of.values()) == ["a", "b"]
+    first.memory.close()
+    again = ingest_documents("t", docs, settings, perception, Console(quiet=True))
+    assert again.cached and again.doc_of == first.doc_of
+    assert again.memory.stats("bench")["segments"] == first.memory.stats("bench")["segments"]
+    again.memory.close()
+    changed = ingest_documents(
+        "t", [("a", _clip(200)), ("b", _clip(310))], settings, perception, Console(quiet=True)
+    )
+    assert not changed.cached
+    changed.memory.close()
+    assert os.path.isdir(settings.cache_dir / "bench-memories")
