@@ -1,9 +1,10 @@
 """Instructions with known plans, for measuring the instruction parser.
 
-Two pools of wordings that share no template: ``tune`` (the parser was built
-and its thresholds chosen looking at these) and ``heldout`` (written apart,
-never used to change the parser). ``benchmarks run plans`` reports accuracy on
-the held-out pool.
+Three pools of wordings that share no template: ``tune`` (the parser was built
+and its thresholds chosen looking at these), ``heldout`` (written apart and first
+measured untouched; the parser's later fixes looked at its errors, so it is now
+seen), and ``fresh`` (written after those fixes, never used to change the parser).
+``benchmarks run plans`` reports every pool.
 """
 
 from __future__ import annotations
@@ -90,6 +91,53 @@ WORDINGS: dict[str, dict[str, list[str]]] = {
     },
 }
 
+WORDINGS["fresh"] = {
+    "speaker_same": [
+        "the same talker as in my recording",
+        "this particular person",
+        "the guy in this clip",
+        "the woman speaking here",
+        "the voice you just heard",
+        "that same caller",
+    ],
+    "style_same": [
+        "with the same emotional tone",
+        "in a similar mood to this one",
+        "spoken with the same feeling",
+        "using the same delivery",
+    ],
+    "env_same": [
+        "in the same surroundings as this",
+        "with the same noise behind it",
+        "recorded in a similar environment",
+        "from the same location",
+    ],
+    "style_target": [
+        "where someone sounds {v}",
+        "spoken in a {v} way",
+        "where the voice is {v}",
+        "that come across as {v}",
+    ],
+    "env_target": [
+        "with {v} audible in the background",
+        "where {v} is heard behind the speech",
+        "recorded with {v} nearby",
+        "with the sound of {v}",
+    ],
+    "content": [
+        "where they talked about {t}",
+        "concerning {t}",
+        "that mention {t}",
+        "where {t} was discussed",
+    ],
+    "frame": [
+        "search for audio {parts}",
+        "list the clips {parts}",
+        "get me anything {parts}",
+        "look for turns {parts}",
+        "give me the recordings {parts}",
+    ],
+}
 STYLE_VALUES = {
     "tune": {
         "sad": "sad",
@@ -108,6 +156,14 @@ STYLE_VALUES = {
         "laughing": "giggling",
     },
 }
+STYLE_VALUES["fresh"] = {
+    "sad": "gloomy",
+    "excited": "thrilled",
+    "angry": "irritated",
+    "whisper": "whispery",
+    "slow": "drawn out",
+    "crying": "tearful",
+}
 ENV_VALUES = {
     "tune": {
         "rain": "rain",
@@ -124,6 +180,16 @@ ENV_VALUES = {
         "clock": "a ticking clock",
         "thunderstorm": "thunder",
     },
+}
+
+
+ENV_VALUES["fresh"] = {
+    "rain": "rain on the roof",
+    "dog": "dogs barking",
+    "music": "music playing",
+    "wind": "a strong breeze",
+    "alarm": "an alarm going off",
+    "typing": "clacking keys",
 }
 
 
