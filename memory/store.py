@@ -496,8 +496,7 @@ class AudioMemory:
             clauses.append("session = ?")
             args.append(session)
         if speaker is not None:
-            with self.catalog.write() as tx:
-                spk = get_speaker(tx, tenant, speaker)
+            spk = get_speaker(self.catalog.read(), tenant, speaker)
             clauses.append("speaker_id = ?")
             args.append(spk.id)
         if role is not None:

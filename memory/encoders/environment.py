@@ -109,6 +109,8 @@ class YamnetEnvironmentEncoder(AudioEncoder):
         self._keep = np.array([i for i in range(len(self.class_names)) if i not in VOICE_CLASSES])
         self.dim = len(self._keep) + 2 * N_MELS
         self._mel = mel_matrix()
+        #: the last clips' logits: ingest embeds a turn, then asks for its events
+        self._recent: list[tuple[np.ndarray, np.ndarray]] = []
         self._window = np.hanning(WINDOW + 1)[:-1].astype(np.float32)  # periodic Hann
 
     # -- front end and model ---------------------------------------------------
@@ -123,7 +125,16 @@ class YamnetEnvironmentEncoder(AudioEncoder):
         return np.log(spec @ self._mel + LOG_OFFSET).astype(np.float32)
 
     def patch_logits(self, audio: Audio) -> np.ndarray:
-        """(n_patches, 521) logits; clips shorter than a patch are padded with silence."""
+        """(n_patches, 521) logits; clips shorter than a patch are padded with silence.
+        The same clip object asked again (embed, then events) is not run twice."""
+        for samples, logits in self._recent:
+            if samples is audio.samples:
+                return logits
+        logits = self._patch_logits(audio)
+        self._recent = [*self._recent[-7:], (audio.samples, logits)]
+        return logits
+
+    def _patch_logits(self, audio: Audio) -> np.ndarray:
         mel = self.log_mel(audio)
         if len(mel) < PATCH:
             mel = np.concatenate(
