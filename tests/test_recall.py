@@ -194,3 +194,29 @@ def test_every_baseline_ranks_the_same_memory(memory: AudioMemory) -> None:
     assert len(docs) == 1  # one recording
     with pytest.raises(KeyError, match="unknown retriever"):
         retrieve("magic", memory, "t", query)
+
+
+def test_recall_ranks_a_given_pool_without_the_index(memory: AudioMemory) -> None:
+    """SQuTR's text corpus: items handed to recall are scored, nothing is searched, and an
+    unknown tenant is no error because no stored turn is read."""
+    from voxmem.memory.records import Segment
+    from voxmem.retrievers.baselines import Query, retrieve
+
+    texts = [
+        "the train leaves at noon",
+        "the budget report is late",
+        "rain all weekend at the lake",
+    ]
+    vecs = memory.perception.text.passages(texts)
+    pool = [
+        Segment(f"p{i}", "corpus", "corpus", f"p{i}", 0.0, 0.0, transcript=t, vectors={"text": v})
+        for i, (t, v) in enumerate(zip(texts, vecs, strict=True))
+    ]
+    result = recall(memory, "nobody", "what was said about the budget report", pool=pool, k=3)
+    assert result.turns[0].segment.id == "p1"
+    assert {t.segment.id for t in result.turns} == {"p0", "p1", "p2"}
+    for name in ("bm25", "dense", "instruct", "random"):
+        ranked = retrieve(name, memory, "nobody", Query("budget report", pool=pool), k=3)
+        assert {t.segment.id for t in ranked} == {"p0", "p1", "p2"}, name
+        if name != "random":
+            assert ranked[0].segment.id == "p1", name
