@@ -3,7 +3,8 @@
 Three pools of wordings that share no template: ``tune`` (the parser was built
 and its thresholds chosen looking at these), ``heldout`` (written apart and first
 measured untouched; the parser's later fixes looked at its errors, so it is now
-seen), and ``fresh`` (written after those fixes, never used to change the parser).
+seen), ``fresh`` (written after those fixes; later fixes looked at its errors) and
+``unseen`` (written before those later fixes, never used to change the parser).
 ``benchmarks run plans`` reports every pool.
 """
 
@@ -138,6 +139,54 @@ WORDINGS["fresh"] = {
         "give me the recordings {parts}",
     ],
 }
+# written before the parser's paraphrase work that looked at the fresh pool's errors
+WORDINGS["unseen"] = {
+    "speaker_same": [
+        "the lady you can hear in my sample",
+        "him, the one on this recording",
+        "the exact same narrator",
+        "this voice right here",
+        "the person whose voice I just played",
+        "that specific speaker",
+    ],
+    "style_same": [
+        "in a matching tone of voice",
+        "with that same attitude",
+        "said with similar emotion",
+        "with the same vibe as this",
+    ],
+    "env_same": [
+        "with the same ambient noise",
+        "taken in that same room",
+        "with an identical acoustic backdrop",
+        "in the same kind of setting",
+    ],
+    "style_target": [
+        "in which the speaker seems {v}",
+        "with a {v} tone",
+        "where the delivery is {v}",
+        "spoken {v}",
+    ],
+    "env_target": [
+        "while {v} plays in the background",
+        "with background {v}",
+        "with {v} going on",
+        "with {v} behind the talking",
+    ],
+    "content": [
+        "on {t}",
+        "mentioning {t}",
+        "where the topic was {t}",
+        "that discuss {t}",
+    ],
+    "frame": [
+        "fetch the bits of audio {parts}",
+        "are there any recordings {parts}",
+        "show every clip {parts}",
+        "dig up segments {parts}",
+        "i am looking for speech {parts}",
+    ],
+}
 STYLE_VALUES = {
     "tune": {
         "sad": "sad",
@@ -163,6 +212,14 @@ STYLE_VALUES["fresh"] = {
     "whisper": "whispery",
     "slow": "drawn out",
     "crying": "tearful",
+}
+STYLE_VALUES["unseen"] = {
+    "sad": "sorrowful",
+    "excited": "joyful",
+    "angry": "enraged",
+    "whisper": "whispered",
+    "fast": "rushed",
+    "monotone": "flat",
 }
 ENV_VALUES = {
     "tune": {
@@ -190,6 +247,16 @@ ENV_VALUES["fresh"] = {
     "wind": "a strong breeze",
     "alarm": "an alarm going off",
     "typing": "clacking keys",
+}
+
+
+ENV_VALUES["unseen"] = {
+    "rain": "raindrops",
+    "engine": "a motor running",
+    "birds": "birds chirping",
+    "crowd": "crowd noise",
+    "phone": "a telephone",
+    "clock": "ticking",
 }
 
 

@@ -69,8 +69,9 @@ def run_plans(*, out: Path, seed: int, quick: bool, console: Console) -> Report:
         "lexicon + embeddings": InstructionParser(text_encoder(Settings())),
     }
     for name, parser in parsers.items():
-        for pool in ("fresh", "heldout", "tune"):
-            items = generate(pool, n, seed + {"fresh": 2000, "heldout": 1000}.get(pool, 0))
+        for pool in ("unseen", "fresh", "heldout", "tune"):
+            offsets = {"unseen": 3000, "fresh": 2000, "heldout": 1000}
+            items = generate(pool, n, seed + offsets.get(pool, 0))
             for part, (right, total) in sorted(score(parser, items).items()):
                 report.rows.append(
                     {
