@@ -32,23 +32,32 @@ _REF = (
     r"(?:this|that|the same|same|the given|the reference|the query(?:'s)?|the sample|"
     r"the example|the provided|the clip(?:'s)?|the recording(?:'s)?|the one in the clip)"
 )
+_PERSON = (
+    r"(?:speaker|voice|person|talker|narrator|individual|guy|man|woman|lady|girl|boy|user|"
+    r"caller|presenter|host|someone|somebody)"
+)
+_CLIP = r"(?:clip|recording|reference|sample|example|query|audio|file|snippet|excerpt)"
 SPEAKER_SAME = [
-    rf"\b{_REF} (?:speaker|voice|person|talker|narrator|individual|guy|man|woman|lady|"
-    r"girl|boy|user|caller)\b",
-    r"\b(?:same|identical|matching) (?:speaker|voice|person|talker|narrator|individual)\b",
+    # "this speaker", "that same caller", "this particular person"
+    rf"\b{_REF} (?:(?:particular|specific|exact|very|same|one) )?{_PERSON}\b",
+    rf"\b(?:same|identical|matching|exact same|very same) {_PERSON}\b",
+    # "the woman speaking here", "the guy in this clip", "the voice you just heard"
+    rf"\b{_PERSON}(?:'s voice)? (?:(?:who is |that is )?(?:speaking|talking) )?(?:here|in "
+    rf"(?:the|this|that|my) {_CLIP})\b",
+    rf"\b{_PERSON} (?:(?:that|who|which) )?(?:you|i|we) (?:just )?(?:heard|hear|played|"
+    r"recorded|sent|gave)\b",
+    rf"\b{_PERSON} (?:as|from|of|on) (?:in )?(?:the|this|that|my) {_CLIP}\b",
     r"\bsaid by (?:him|her|them)\b",
     r"\bby (?:him|her|them)\b",
-    r"\b(?:he|she|they) (?:say|said|says|mention|mentioned|talk|talked|talks|spoke|speak|"
+    r"\b(?:he|she) (?:say|said|says|mention|mentioned|talk|talked|talks|spoke|speak|"
     r"speaks|sound|sounded|sounds|was|were|is|are|tell|told|ask|asked|discuss|discussed)\b",
-    r"\b(?:his|her|their) (?:voice|words|turn|remarks?)\b",
+    r"\b(?:his|her) (?:voice|words|turn|remarks?)\b",
     r"\bwho(?:ever)? (?:is|was) (?:speaking|talking) (?:here|in (?:the|this) clip)\b",
     r"\bsounds? like (?:this|that|the) (?:speaker|person|voice)\b",
     r"\bsame (?:person|one) (?:who|that) (?:is|was) (?:speaking|talking)\b",
-    r"\b(?:speaker|voice|person|talker|narrator|individual) (?:in|from|of) (?:the|this|that) "
-    r"(?:clip|recording|reference|sample|example|query|audio)\b",
 ]
 STYLE_SAME = [
-    r"\b(?:same|similar|identical|matching) (?:speaking )?(?:style|tone|manner|way of "
+    r"\b(?:same|similar|identical|matching) (?:\w+ )?(?:style|tone|manner|way of "
     r"speaking|delivery|emotion|mood|feeling|affect|intonation|prosody|expression)\b",
     rf"\b{_REF} (?:style|tone|manner|emotion|mood|delivery|way)\b",
     r"\b(?:said|spoken|speaking|talking) (?:like this|the same way|in the same way)\b",
@@ -56,8 +65,8 @@ STYLE_SAME = [
     r"\bwith this (?:emotion|tone|style|mood)\b",
 ]
 ENV_SAME = [
-    r"\b(?:same|similar|identical|matching) (?:background|environment|surroundings|setting|"
-    r"place|location|room|acoustic(?:s| environment)?|ambien(?:ce|t sound)|backdrop|"
+    r"\b(?:same|similar|identical|matching) (?:\w+ )?(?:background|environment|surroundings|"
+    r"setting|place|location|room|acoustic(?:s| environment)?|ambien(?:ce|t sound)|backdrop|"
     r"background (?:noise|sound))\b",
     rf"\b{_REF} (?:background|environment|surroundings|setting|place|room|ambience)\b",
     r"\brecorded (?:in|at) the same (?:place|location|room|spot)\b",
@@ -110,10 +119,14 @@ example given provided he she they him her them his their i my you your we our c
 would should will just also hear heard hearing audible barking ringing chirping ticking
 going behind backdrop nearby near every each moments bits bit bring locate need pull which
 whose while against mentions mention speech other others more have has had feature
+list search look give anything everything particular specific exact very right come
+across using guy man woman lady girl boy somebody feeling delivery
 features featuring delivered deliver another else again talker talkers recorded instances
 examples samples files ones words sentences utter uttered spoken-word kind sort type
 """
 FILLER = frozenset(_FILLER_WORDS.split())
+#: content words needed, without a content cue, beside a voice/style/sound constraint
+MIN_BARE_CONTENT = 3
 
 
 #: words that name a sound but are more often a topic; they need a background cue
@@ -272,15 +285,21 @@ class InstructionParser:
                     break
 
         from_reference = has_reference and _any(CONTENT_FROM_REFERENCE, text) is not None
-        content = None if from_reference else self._content(text, used)
+        constrained = any(c.mode != "any" for c in (speaker, style, environment))
+        content = None if from_reference else self._content(text, used, constrained)
 
         plan = RetrievalPlan(
             content, from_reference, speaker, style, environment, role, instruction
         )
         return self._embedding_fallback(plan, text, has_reference)
 
-    def _content(self, text: str, used: list[str]) -> str | None:
-        """The words left once attribute phrases and instruction boilerplate are gone."""
+    def _content(self, text: str, used: list[str], constrained: bool = False) -> str | None:
+        """The words left once attribute phrases and instruction boilerplate are gone.
+
+        Without an explicit content cue ("about", "mentions", ...), an instruction that
+        already asks for a voice, style or sound keeps leftover words as content only when
+        there are at least ``MIN_BARE_CONTENT`` of them: one or two stray words ("roof" of
+        "rain on the roof") are more often part of the attribute phrase than a topic."""
         m = _any(CONTENT_PATTERNS, text)
         candidate = m.group("c") if m else text
         for phrase in sorted(used, key=len, reverse=True):
@@ -294,7 +313,7 @@ class InstructionParser:
         words = [w.removesuffix("'s") for w in re.findall(r"[a-z0-9'-]+", candidate)]
         words = [w for w in words if w not in ("", "'", "-")]
         content_words = [w for w in words if w not in FILLER]
-        if not content_words:
+        if not content_words or (not m and constrained and len(content_words) < MIN_BARE_CONTENT):
             return None
         # keep the phrase from its first to its last content word
         first = words.index(content_words[0])

@@ -118,7 +118,18 @@ STYLE_WORDS: dict[str, tuple[str, ...]] = {
         "chuckling",
         "chuckle",
     ),
-    "crying": ("crying", "cries", "cried", "sobbing", "sobs", "weeping", "in tears"),
+    "crying": (
+        "crying",
+        "cries",
+        "cried",
+        "sobbing",
+        "sobs",
+        "weeping",
+        "in tears",
+        "tearful",
+        "tearfully",
+        "weepy",
+    ),
     "shouting": (
         "shouting",
         "shouts",
@@ -165,7 +176,15 @@ ENVIRONMENT_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("Alarm", "Alarm clock", "Buzzer", "Beep, bleep", "Siren"),
     ),
     "typing": (
-        ("typing", "keyboard", "keystrokes", "typewriter", "keys clacking"),
+        (
+            "typing",
+            "keyboard",
+            "keystrokes",
+            "typewriter",
+            "keys clacking",
+            "clacking keys",
+            "clicking keys",
+        ),
         ("Typing", "Computer keyboard", "Typewriter"),
     ),
     "clock": (
