@@ -116,6 +116,7 @@ class AudioMemory:
         self.index = VectorIndex(settings.chroma, self.root / "chroma")
         self._perception = perception
         self.speaker_params = speaker_params or SpeakerParams()
+        self._baselines: dict[str, tuple[tuple[Any, ...], dict[str, np.ndarray]]] = {}
         self._finish_forgets()
 
     @classmethod
@@ -592,6 +593,36 @@ class AudioMemory:
             return [], [], np.zeros((0, 0), np.float32)
         matrix = np.stack([np.frombuffer(r["data"], np.float32) for r in rows])
         return [r["id"] for r in rows], [r["speaker_id"] for r in rows], matrix
+
+    def style_baselines(self, tenant: str, min_turns: int = 3) -> dict[str, np.ndarray]:
+        """Each speaker's mean raw style functionals (``style_raw``) over their stored
+        turns, for speakers with at least ``min_turns`` of them: how this person usually
+        talks, to judge a turn's style against. Cached until the tenant's turns or speakers
+        change."""
+        tenant = self._require_tenant(tenant)
+        row = (
+            self.catalog.read()
+            .execute(
+                "SELECT COUNT(*), MAX(created_at), COUNT(DISTINCT speaker_id) FROM segments "
+                "WHERE tenant = ? AND state = 'live'",
+                (tenant,),
+            )
+            .fetchone()
+        )
+        signature = (*tuple(row), min_turns)
+        cached = self._baselines.get(tenant)
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+        _, speakers, raw = self.raw_vectors(tenant, "style_raw")
+        rows: dict[str, builtins.list[np.ndarray]] = {}
+        for speaker, row in zip(speakers, raw, strict=True):
+            if speaker is not None:
+                rows.setdefault(speaker, []).append(row)
+        baselines = {
+            spk: np.mean(np.stack(r), axis=0) for spk, r in rows.items() if len(r) >= min_turns
+        }
+        self._baselines[tenant] = (signature, baselines)
+        return baselines
 
     def speaker_names(self, tenant: str) -> builtins.list[str]:
         """Names given to the tenant's speakers (cheap: no voiceprints are read)."""

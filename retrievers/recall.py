@@ -42,6 +42,9 @@ class FusionParams:
     min_weight: float = 1.0
     #: z-score above which an attribute counts as matched in the evidence
     matched_z: float = 0.5
+    #: style targets are also judged against the speaker's own habits once the memory
+    #: holds this many of their turns (0 turns it off)
+    baseline_turns: int = 3
 
 
 @dataclass(frozen=True)
@@ -195,7 +198,10 @@ def recall(
                 if attr == "style"
                 else list(ENVIRONMENT_WORDS.get(value or "", ((), ()))[1])
             )
-            for seg in memory.with_labels(tenant, attr, labels, params.candidates):
+            relative = attr == "style" and params.baseline_turns > 0
+            for seg in memory.with_labels(
+                tenant, attr, labels, params.candidates, vectors=relative
+            ):
                 found[seg.id] = seg
         cands = _passing(found.values(), filters)
     if not cands:
@@ -211,7 +217,10 @@ def recall(
             ),
         )
     for attr, value in targets.items():
-        columns[attr] = ("label", np.array([_label_score(s, attr, value or "") for s in cands]))
+        scores = np.array([_label_score(s, attr, value or "") for s in cands])
+        if attr == "style" and pool is None and params.baseline_turns > 0:
+            scores = _with_relative_style(memory, tenant, cands, value or "", scores, params)
+        columns[attr] = ("label", scores)
 
     turns = _fuse(cands, columns, params)
     turns.sort(key=lambda t: (-t.score, t.segment.created_at, t.segment.start))
@@ -276,6 +285,33 @@ def _label_score(seg: Segment, attr: str, value: str) -> float:
         return float(seg.style_labels.get(value, 0.0))
     classes = ENVIRONMENT_WORDS.get(value, ((), ()))[1]
     return max([float(seg.environment_labels.get(c, 0.0)) for c in classes] + [0.0])
+
+
+def _with_relative_style(
+    memory: AudioMemory,
+    tenant: str,
+    cands: Sequence[Segment],
+    value: str,
+    absolute: np.ndarray,
+    params: FusionParams,
+) -> np.ndarray:
+    """The stored (absolute) label score averaged with the label's probability relative
+    to the speaker's own baseline, for turns whose speaker has one: sad for this person,
+    not merely low and slow for anyone."""
+    encoder = memory.perception.style
+    if not hasattr(encoder, "label_scores"):
+        return absolute
+    baselines = memory.style_baselines(tenant, params.baseline_turns)
+    out = absolute.copy()
+    for i, seg in enumerate(cands):
+        raw = seg.vectors.get("style_raw")
+        base = baselines.get(seg.speaker_id or "")
+        if raw is None or base is None:
+            continue
+        relative = encoder.label_scores(raw, base).get(value)
+        if relative is not None:
+            out[i] = 0.5 * (absolute[i] + float(relative[0]))
+    return out
 
 
 def _fuse(

@@ -220,3 +220,40 @@ def test_recall_ranks_a_given_pool_without_the_index(memory: AudioMemory) -> Non
         assert {t.segment.id for t in ranked} == {"p0", "p1", "p2"}, name
         if name != "random":
             assert ranked[0].segment.id == "p1", name
+
+
+def test_style_targets_are_judged_against_the_speakers_own_habits(memory: AudioMemory) -> None:
+    """Four turns of one speaker carry the same stored (absolute) 'sad' score; only one
+    departs from the speaker's usual prosody the way sadness does. Judged against the
+    speaker's baseline it ranks first; with baselines off the stored scores tie."""
+    from voxmem.memory.encoders.style import EgemapsStyleEncoder
+    from voxmem.retrievers.recall import FusionParams
+
+    real = EgemapsStyleEncoder()
+    cal = real.calibration
+    assert cal.relative_prototypes and cal.relative_std is not None
+    rng = np.random.default_rng(0)
+    usual = cal.mean + rng.standard_normal(88) * cal.std * 0.5
+    alice = _voice(memory, 1)
+    turns = []
+    for i in range(4):
+        raw = usual + rng.standard_normal(88) * cal.relative_std * 0.05
+        if i == 3:  # the sad one, stored last
+            raw = usual + 3.0 * cal.relative_std * cal.relative_prototypes["sad"]
+        turn = _turn(memory, f"turn {i}", alice, 20 + i, style={"sad": 0.3})
+        turn.vectors["style_raw"] = raw.astype(np.float32)
+        turns.append(turn)
+    stored = memory.add_segments(turns, tenant="t", session="s")
+    assert len({s.speaker_id for s in stored}) == 1
+    baseline = memory.style_baselines("t")[stored[0].speaker_id or ""]
+    assert baseline.shape == (88,)
+    memory.perception.style = real
+    relative = recall(memory, "t", "find where she sounds sad", k=4)
+    assert relative.plan.style.value == "sad"
+    assert relative.turns[0].segment.id == stored[3].id
+    absolute = recall(
+        memory, "t", "find where she sounds sad", k=4, params=FusionParams(baseline_turns=0)
+    )
+    assert absolute.turns[0].segment.id == stored[0].id
+    # a speaker with fewer turns than the threshold has no baseline
+    assert memory.style_baselines("t", min_turns=5) == {}
