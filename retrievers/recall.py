@@ -104,9 +104,14 @@ class Reference:
         audio = load_audio(clip, sample_rate=sample_rate, require_speech=True)
         p = memory.perception
         encoders = {"speaker": p.speaker, "style": p.style, "environment": p.environment}
-        vectors = {
-            space: encoders[space].embed([audio])[0] for space in spaces if space in encoders
-        }
+        vectors = {}
+        for space in spaces:
+            if space == "style" and hasattr(p.style, "features") and hasattr(p.style, "vectors"):
+                # the raw functionals too, to judge the clip against its speaker's habits
+                raw = p.style.features([audio])
+                vectors["style"], vectors["style_raw"] = p.style.vectors(raw)[0], raw[0]
+            elif space in encoders:
+                vectors[space] = encoders[space].embed([audio])[0]
         transcript = p.transcriber.transcribe(audio).text if transcribe else ""
         if transcribe:
             vectors["text"] = p.text.passages([transcript])[0]
@@ -155,7 +160,7 @@ def recall(
             reference,
             sample_rate,
             transcribe=plan.content_from_reference,
-            spaces=[a for a in ATTRIBUTES if plan.constraint(a).mode == "same"],
+            spaces=_reference_spaces(plan),
         )
     )
     filters = dict(where or {})
@@ -215,6 +220,11 @@ def recall(
             np.array(
                 [float(s.vectors[space] @ vec) if space in s.vectors else -1.0 for s in cands]
             ),
+        )
+    if "style" in columns and ref is not None and pool is None and params.baseline_turns > 0:
+        columns["style"] = (
+            "vector",
+            _relative_same_style(memory, tenant, cands, ref, columns["style"][1], params),
         )
     for attr, value in targets.items():
         scores = np.array([_label_score(s, attr, value or "") for s in cands])
@@ -285,6 +295,48 @@ def _label_score(seg: Segment, attr: str, value: str) -> float:
         return float(seg.style_labels.get(value, 0.0))
     classes = ENVIRONMENT_WORDS.get(value, ((), ()))[1]
     return max([float(seg.environment_labels.get(c, 0.0)) for c in classes] + [0.0])
+
+
+def _reference_spaces(plan: RetrievalPlan) -> list[str]:
+    """The spaces a reference clip is encoded in: those the plan compares it in, plus its
+    voice when its style is compared (to find the speaker's baseline)."""
+    spaces = [a for a in ATTRIBUTES if plan.constraint(a).mode == "same"]
+    if "style" in spaces and "speaker" not in spaces:
+        spaces.append("speaker")
+    return spaces
+
+
+def _relative_same_style(
+    memory: AudioMemory,
+    tenant: str,
+    cands: Sequence[Segment],
+    ref: Reference,
+    absolute: np.ndarray,
+    params: FusionParams,
+) -> np.ndarray:
+    """ "Same style as the clip", judged as change from each speaker's habits: when the
+    clip's voice is a known speaker with a baseline, every candidate with a baseline is
+    scored by the mean of its absolute style similarity and the similarity of the two
+    speaker-relative style vectors."""
+    encoder = memory.perception.style
+    raw_ref, voice = ref.vectors.get("style_raw"), ref.vectors.get("speaker")
+    if raw_ref is None or voice is None or not hasattr(encoder, "vectors"):
+        return absolute
+    baselines = memory.style_baselines(tenant, params.baseline_turns)
+    known = [s for s in memory.speakers(tenant) if s.id in baselines]
+    if not known:
+        return absolute
+    sims = np.stack([s.centroid for s in known]) @ voice
+    best = int(np.argmax(sims))
+    if float(sims[best]) < memory.speaker_params.match_threshold:
+        return absolute
+    ref_rel = encoder.vectors(raw_ref, baselines[known[best].id])[0]
+    out = absolute.copy()
+    for i, seg in enumerate(cands):
+        raw, base = seg.vectors.get("style_raw"), baselines.get(seg.speaker_id or "")
+        if raw is not None and base is not None:
+            out[i] = 0.5 * (absolute[i] + float(encoder.vectors(raw, base)[0] @ ref_rel))
+    return out
 
 
 def _with_relative_style(

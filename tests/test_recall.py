@@ -254,6 +254,48 @@ def test_style_targets_are_judged_against_the_speakers_own_habits(memory: AudioM
     absolute = recall(
         memory, "t", "find where she sounds sad", k=4, params=FusionParams(baseline_turns=0)
     )
-    assert absolute.turns[0].segment.id == stored[0].id
+    assert len({round(t.score, 6) for t in absolute.turns}) == 1  # the stored scores tie
     # a speaker with fewer turns than the threshold has no baseline
     assert memory.style_baselines("t", min_turns=5) == {}
+
+
+def test_same_style_is_judged_as_change_from_each_speakers_habits(memory: AudioMemory) -> None:
+    """The clip's voice is a known speaker: its prosody is compared with each turn's as a
+    departure from the respective speaker's baseline. Absolute style vectors all tie."""
+    from voxmem.memory.encoders.style import EgemapsStyleEncoder
+
+    real = EgemapsStyleEncoder()
+    cal = real.calibration
+    assert cal.relative_prototypes and cal.relative_std is not None
+    rng = np.random.default_rng(1)
+    usual = cal.mean + rng.standard_normal(88) * cal.std * 0.5
+    alice, flat = _voice(memory, 1), _unit(np.ones(memory.perception.dims["style"]))
+    turns = []
+    for i in range(4):
+        raw = usual + rng.standard_normal(88) * cal.relative_std * 0.05
+        if i == 2:
+            raw = usual + 3.0 * cal.relative_std * cal.relative_prototypes["excited"]
+        turn = _turn(memory, f"turn {i}", alice, 40 + i)
+        turn.vectors["style"], turn.vectors["style_raw"] = flat, raw.astype(np.float32)
+        turns.append(turn)
+    stored = memory.add_segments(turns, tenant="t", session="s")
+    memory.perception.style = real
+    clip_raw = usual + 2.5 * cal.relative_std * cal.relative_prototypes["excited"]
+    ref = Reference(
+        tone(500),
+        {"style": flat, "style_raw": clip_raw.astype(np.float32), "speaker": alice},
+        "",
+    )
+    hits = recall(memory, "t", "find clips in the same speaking style", reference=ref, k=4)
+    assert hits.plan.style.mode == "same"
+    assert hits.turns[0].segment.id == stored[2].id
+    # an unknown voice has no baseline: the absolute vectors decide, and they all tie
+    stranger = dict(ref.vectors, speaker=_voice(memory, 77))
+    hits = recall(
+        memory,
+        "t",
+        "find clips in the same speaking style",
+        reference=Reference(ref.audio, stranger, ""),
+        k=4,
+    )
+    assert len(hits.turns) == 4 and len({round(t.score, 6) for t in hits.turns}) == 1
