@@ -116,7 +116,7 @@ class AudioMemory:
         self.index = VectorIndex(settings.chroma, self.root / "chroma")
         self._perception = perception
         self.speaker_params = speaker_params or SpeakerParams()
-        self._baselines: dict[str, tuple[tuple[Any, ...], dict[str, np.ndarray]]] = {}
+        self._baselines: dict[str, tuple[tuple[int, int], dict[str, np.ndarray]]] = {}
         self._finish_forgets()
 
     @classmethod
@@ -600,17 +600,12 @@ class AudioMemory:
         talks, to judge a turn's style against. Cached until the tenant's turns or speakers
         change."""
         tenant = self._require_tenant(tenant)
-        row = (
-            self.catalog.read()
-            .execute(
-                "SELECT COUNT(*), MAX(created_at), COUNT(DISTINCT speaker_id) FROM segments "
-                "WHERE tenant = ? AND state = 'live'",
-                (tenant,),
-            )
-            .fetchone()
-        )
-        signature = (*tuple(row), min_turns)
-        cached = self._baselines.get(tenant)
+        conn = self.catalog.read()
+        # data_version moves when another connection commits, total_changes when this
+        # one does: together, whether anything changed since the baselines were taken
+        signature = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+        key = f"{tenant}/{min_turns}/{id(conn)}"
+        cached = self._baselines.get(key)
         if cached is not None and cached[0] == signature:
             return cached[1]
         _, speakers, raw = self.raw_vectors(tenant, "style_raw")
@@ -621,7 +616,7 @@ class AudioMemory:
         baselines = {
             spk: np.mean(np.stack(r), axis=0) for spk, r in rows.items() if len(r) >= min_turns
         }
-        self._baselines[tenant] = (signature, baselines)
+        self._baselines[key] = (signature, baselines)
         return baselines
 
     def speaker_names(self, tenant: str) -> builtins.list[str]:

@@ -203,7 +203,11 @@ def recall(
                 if attr == "style"
                 else list(ENVIRONMENT_WORDS.get(value or "", ((), ()))[1])
             )
-            relative = attr == "style" and params.baseline_turns > 0
+            relative = (
+                attr == "style"
+                and params.baseline_turns > 0
+                and bool(memory.style_baselines(tenant, params.baseline_turns))
+            )
             for seg in memory.with_labels(
                 tenant, attr, labels, params.candidates, vectors=relative
             ):

@@ -299,3 +299,28 @@ def test_same_style_is_judged_as_change_from_each_speakers_habits(memory: AudioM
         k=4,
     )
     assert len(hits.turns) == 4 and len({round(t.score, 6) for t in hits.turns}) == 1
+
+
+def test_style_baselines_follow_writes_from_this_and_other_threads(memory: AudioMemory) -> None:
+    import threading
+
+    def turns(voice: np.ndarray, seed: int, n: int) -> list[NewSegment]:
+        out = []
+        for i in range(n):
+            t = _turn(memory, f"turn {seed} {i}", voice, seed + i)
+            t.vectors["style_raw"] = np.full(88, float(seed), np.float32)
+            out.append(t)
+        return out
+
+    memory.add_segments(turns(_voice(memory, 1), 10, 3), tenant="t", session="s")
+    first = memory.style_baselines("t")
+    assert [float(b[0]) for b in first.values()] == [10.0]
+    assert memory.style_baselines("t") is first  # cached
+    memory.add_segments(turns(_voice(memory, 2), 20, 3), tenant="t", session="s")
+    assert sorted(float(b[0]) for b in memory.style_baselines("t").values()) == [10.0, 20.0]
+    writer = threading.Thread(
+        target=lambda: memory.add_segments(turns(_voice(memory, 3), 30, 3), tenant="t", session="s")
+    )
+    writer.start()
+    writer.join()
+    assert sorted(float(b[0]) for b in memory.style_baselines("t").values()) == [10.0, 20.0, 30.0]
