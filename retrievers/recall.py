@@ -10,7 +10,8 @@ stored vectors, each attribute's scores are z-normalised over the candidates,
 and they are fused so that required constraints dominate: the fused score is
 the mean of the attribute scores plus their minimum, so a turn that fails any
 one constraint cannot outrank one that meets them all on the same footing.
-Target values (``sad``, ``rain``) are scored from the stored labels.
+Target values (``sad``, ``rain``) are scored from the stored labels; style is also
+judged against each speaker's own habits (their baseline) once the memory knows them.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ class FusionParams:
     min_weight: float = 1.0
     #: z-score above which an attribute counts as matched in the evidence
     matched_z: float = 0.5
-    #: style targets are also judged against the speaker's own habits once the memory
-    #: holds this many of their turns (0 turns it off)
+    #: style (target or same) is also judged against the speaker's own habits once the
+    #: memory holds this many of their turns (0 turns it off)
     baseline_turns: int = 3
 
 
