@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -18,6 +19,7 @@ app = typer.Typer(
     help="voxmem: a memory made of sound for voice agents.",
 )
 console = Console(width=max(Console().width, 140))
+T = TypeVar("T")
 
 
 @app.command()
@@ -95,6 +97,17 @@ def _fail(exc: Exception) -> NoReturn:
     raise typer.Exit(1)
 
 
+def _call(fn: Callable[[], T]) -> T:
+    """Run ``fn``; bad input (a typed error or a rejected value) becomes its one-line
+    message and exit status 1 instead of a traceback."""
+    from voxmem.errors import VoxmemError
+
+    try:
+        return fn()
+    except (VoxmemError, ValueError) as exc:
+        _fail(exc)
+
+
 @app.command()
 def ingest(
     files: list[Path] = typer.Argument(..., help="Audio files (wav, flac, mp3, m4a, ...)."),
@@ -151,12 +164,7 @@ app.add_typer(speakers_app, name="speakers")
 @speakers_app.command("list")
 def speakers_list(tenant: str = Tenant, data_dir: Path | None = DataDir) -> None:
     """List a tenant's speakers."""
-    from voxmem.errors import VoxmemError
-
-    try:
-        speakers = _memory(data_dir).speakers(tenant)
-    except VoxmemError as exc:
-        _fail(exc)
+    speakers = _call(lambda: _memory(data_dir).speakers(tenant))
     table = Table(title=f"speakers of {tenant}")
     for col in ("id", "name", "segments"):
         table.add_column(col)
@@ -170,12 +178,7 @@ def speakers_name(
     speaker: str, name: str, tenant: str = Tenant, data_dir: Path | None = DataDir
 ) -> None:
     """Give SPEAKER (an id or current name) the name NAME."""
-    from voxmem.errors import VoxmemError
-
-    try:
-        spk = _memory(data_dir).name_speaker(tenant, speaker, name)
-    except VoxmemError as exc:
-        _fail(exc)
+    spk = _call(lambda: _memory(data_dir).name_speaker(tenant, speaker, name))
     console.print(f"{spk.id} is now {spk.name}")
 
 
@@ -184,12 +187,7 @@ def speakers_enroll(
     name: str, clip: Path, tenant: str = Tenant, data_dir: Path | None = DataDir
 ) -> None:
     """Create or refine the speaker NAME from CLIP, a recording of their voice."""
-    from voxmem.errors import VoxmemError
-
-    try:
-        spk = _memory(data_dir).enroll_speaker(tenant, name, clip)
-    except (VoxmemError, ValueError) as exc:
-        _fail(exc)
+    spk = _call(lambda: _memory(data_dir).enroll_speaker(tenant, name, clip))
     console.print(f"enrolled {spk.name} as {spk.id}")
 
 
@@ -198,12 +196,7 @@ def speakers_merge(
     keep: str, other: str, tenant: str = Tenant, data_dir: Path | None = DataDir
 ) -> None:
     """Fold OTHER into KEEP (both ids or names)."""
-    from voxmem.errors import VoxmemError
-
-    try:
-        spk = _memory(data_dir).merge_speakers(tenant, keep, other)
-    except VoxmemError as exc:
-        _fail(exc)
+    spk = _call(lambda: _memory(data_dir).merge_speakers(tenant, keep, other))
     console.print(f"{spk.id} ({spk.name or 'unnamed'}) now has {spk.n_segments} segments")
 
 
@@ -216,12 +209,7 @@ def speakers_split(
     data_dir: Path | None = DataDir,
 ) -> None:
     """Move SEGMENTS of SPEAKER to a new speaker."""
-    from voxmem.errors import VoxmemError
-
-    try:
-        spk = _memory(data_dir).split_speaker(tenant, speaker, segments, name)
-    except VoxmemError as exc:
-        _fail(exc)
+    spk = _call(lambda: _memory(data_dir).split_speaker(tenant, speaker, segments, name))
     console.print(f"new speaker {spk.id} with {spk.n_segments} segments")
 
 
@@ -235,14 +223,11 @@ def forget(
     data_dir: Path | None = DataDir,
 ) -> None:
     """Erase turns for good: audio, rows, vectors and their bytes on disk."""
-    from voxmem.errors import VoxmemError
-
-    try:
-        n = _memory(data_dir).forget(
+    n = _call(
+        lambda: _memory(data_dir).forget(
             tenant, speaker=speaker, session=session, segment=segment, everything=everything
         )
-    except (VoxmemError, ValueError) as exc:
-        _fail(exc)
+    )
     console.print(f"forgot {n} segment(s) of {tenant}")
 
 
@@ -251,12 +236,7 @@ def stats(
     tenant: str | None = typer.Option(None, "--tenant", "-t"), data_dir: Path | None = DataDir
 ) -> None:
     """Counts and sizes, for one tenant or the whole memory."""
-    from voxmem.errors import VoxmemError
-
-    try:
-        figures = _memory(data_dir).stats(tenant)
-    except VoxmemError as exc:
-        _fail(exc)
+    figures = _call(lambda: _memory(data_dir).stats(tenant))
     table = Table(title=f"memory {'of ' + tenant if tenant else ''}".strip())
     table.add_column("figure")
     table.add_column("value")
@@ -271,7 +251,7 @@ def rebuild(
 ) -> None:
     """Recreate the vector index from the catalog."""
     with console.status("rebuilding the index"):
-        n = _memory(data_dir).rebuild(tenant)
+        n = _call(lambda: _memory(data_dir).rebuild(tenant))
     console.print(f"indexed {n} segment(s)")
 
 
@@ -281,7 +261,7 @@ def verify(
     data_dir: Path | None = DataDir,
 ) -> None:
     """Compare the catalog, the audio files and the index."""
-    report = _memory(data_dir).verify(repair=repair)
+    report = _call(lambda: _memory(data_dir).verify(repair=repair))
     console.print(report)
     if not report.ok and not repair:
         raise typer.Exit(1)
@@ -302,14 +282,10 @@ def recall(
 ) -> None:
     """Recall stored turns by instruction, with the evidence for each."""
     from voxmem.audio import write_wav
-    from voxmem.errors import VoxmemError
     from voxmem.retrievers.recall import recall as do_recall
 
     memory = _memory(data_dir)
-    try:
-        result = do_recall(memory, tenant, instruction, reference=reference, k=k)
-    except (VoxmemError, ValueError) as exc:
-        _fail(exc)
+    result = _call(lambda: do_recall(memory, tenant, instruction, reference=reference, k=k))
     console.print(f"plan: {result.plan.describe()}")
     table = Table()
     for col in ("rank", "score", "speaker", "session", "time", "transcript", "evidence"):
