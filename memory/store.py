@@ -169,9 +169,7 @@ class AudioMemory:
         Returns the stored segments once they are durable in the catalog and the index.
         Bad audio raises before anything is written.
         """
-        tenant = check_tenant(tenant)
-        check_role(role)
-        _check_session(session)
+        tenant = _checked(tenant, session, role)
         clip = load_audio(audio, sample_rate=sample_rate, require_speech=True)
         turns = self.perception.perceive(clip)
         if source is None:
@@ -196,9 +194,7 @@ class AudioMemory:
     ) -> Segment:
         """Store one already-cut turn. Missing vectors (or transcript) are computed;
         given ones are checked against the space's dimension."""
-        tenant = check_tenant(tenant)
-        check_role(role)
-        _check_session(session)
+        tenant = _checked(tenant, session, role)
         clip = load_audio(audio, sample_rate=sample_rate)
         given = dict(vectors or {})
         self._check_vectors(given)
@@ -230,8 +226,7 @@ class AudioMemory:
     ) -> builtins.list[Segment]:
         """Store many already-encoded turns in one transaction (bulk loads, benchmarks).
         Every item must carry a transcript and a vector for every space."""
-        tenant = check_tenant(tenant)
-        _check_session(session)
+        tenant = _checked(tenant, session)
         turns = []
         for item in items:
             check_role(item.role)
@@ -1136,6 +1131,14 @@ class AudioMemory:
 
     async def aforget(self, tenant: str, **kw: Any) -> int:
         return await asyncio.to_thread(self.forget, tenant, **kw)
+
+
+def _checked(tenant: object, session: object, role: str = "unknown") -> str:
+    """The tenant id once the tenant, session and role of a write are valid."""
+    tenant = check_tenant(tenant)
+    check_role(role)
+    _check_session(session)
+    return tenant
 
 
 def _check_session(session: object) -> None:
