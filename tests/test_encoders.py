@@ -140,15 +140,37 @@ def test_whisper_base_transcribes_real_speech_with_word_times(settings: Settings
     assert asr.transcribe(Audio(np.zeros(16_000, np.float32))).text == ""
 
 
-def test_unknown_backends_are_refused(settings: Settings) -> None:
-    from voxmem.memory.encoders.factory import speaker_encoder
+@pytest.mark.parametrize(
+    ("role", "builder", "default"),
+    [
+        ("speaker", "speaker_encoder", "voicefilter-dvector"),
+        ("text", "text_encoder", "minilm"),
+        ("environment", "environment_encoder", "yamnet"),
+        ("style", "style_encoder", "egemaps"),
+        ("diarization", "diarizer", "clustering"),
+    ],
+)
+def test_unknown_backends_are_refused(
+    settings: Settings, role: str, builder: str, default: str
+) -> None:
+    from voxmem.memory.encoders import factory
 
-    with pytest.raises(ModelUnavailable, match="VOXMEM_SPEAKER__BACKEND"):
-        speaker_encoder(
-            settings.model_copy(
-                update={"speaker": settings.speaker.model_copy(update={"backend": "nope"})}
-            )
-        )
+    wrong = settings.model_copy(
+        update={role: getattr(settings, role).model_copy(update={"backend": "nope"})}
+    )
+    with pytest.raises(
+        ModelUnavailable, match=f"'nope'.*VOXMEM_{role.upper()}__BACKEND.*{default}"
+    ):
+        getattr(factory, builder)(wrong)
+
+
+def test_a_known_backend_without_an_implementation_names_the_default(settings: Settings) -> None:
+    """e5 weights resolve (a registry package ships them) but no text encoder uses them."""
+    from voxmem.memory.encoders.factory import text_encoder
+
+    e5 = settings.model_copy(update={"text": settings.text.model_copy(update={"backend": "e5"})})
+    with pytest.raises(ModelUnavailable, match=r"'e5' has no implementation.*TEXT__BACKEND=minilm"):
+        text_encoder(e5)
 
 
 @pytest.mark.models

@@ -12,6 +12,15 @@ from voxmem.models import resolve
 from voxmem.settings import Role, Settings
 
 
+def _no_backend(role: Role, backend: str, default: str) -> ModelUnavailable:
+    """The error for a backend name this role has no implementation of."""
+    return ModelUnavailable(
+        role,
+        f"backend {backend!r} has no implementation for this role yet",
+        f"set VOXMEM_{role.value.upper()}__BACKEND={default}",
+    )
+
+
 def speaker_encoder(settings: Settings) -> AudioEncoder:
     model = resolve(Role.SPEAKER, settings)
     if model.backend == "voicefilter-dvector":
@@ -28,11 +37,7 @@ def speaker_encoder(settings: Settings) -> AudioEncoder:
         return EcapaEncoder(
             model, settings.threads, savedir=str(settings.cache_dir / "models" / "ecapa")
         )
-    raise ModelUnavailable(
-        Role.SPEAKER,
-        f"backend {model.backend!r} has no encoder yet",
-        "set VOXMEM_SPEAKER__BACKEND=voicefilter-dvector",
-    )
+    raise _no_backend(Role.SPEAKER, model.backend, "voicefilter-dvector")
 
 
 def text_encoder(settings: Settings) -> TextEncoder:
@@ -41,11 +46,7 @@ def text_encoder(settings: Settings) -> TextEncoder:
         from voxmem.memory.encoders.text import MiniLMEncoder
 
         return MiniLMEncoder(model, settings.threads)
-    raise ModelUnavailable(
-        Role.TEXT,
-        f"backend {model.backend!r} has no encoder yet",
-        "set VOXMEM_TEXT__BACKEND=minilm",
-    )
+    raise _no_backend(Role.TEXT, model.backend, "minilm")
 
 
 def transcriber(settings: Settings) -> WhisperTranscriber:
@@ -60,22 +61,14 @@ def environment_encoder(settings: Settings) -> AudioEncoder:
         from voxmem.memory.encoders.environment import YamnetEnvironmentEncoder
 
         return YamnetEnvironmentEncoder(model, settings.threads)
-    raise ModelUnavailable(
-        Role.ENVIRONMENT,
-        f"backend {model.backend!r} has no encoder yet",
-        "set VOXMEM_ENVIRONMENT__BACKEND=yamnet",
-    )
+    raise _no_backend(Role.ENVIRONMENT, model.backend, "yamnet")
 
 
 def style_encoder(settings: Settings, with_vocal_events: bool = False) -> EgemapsStyleEncoder:
     """The eGeMAPS style encoder; with vocal events, YAMNet scores laughing, crying, ..."""
     model = resolve(Role.STYLE, settings)
     if model.backend != "egemaps":
-        raise ModelUnavailable(
-            Role.STYLE,
-            f"backend {model.backend!r} has no encoder yet",
-            "set VOXMEM_STYLE__BACKEND=egemaps",
-        )
+        raise _no_backend(Role.STYLE, model.backend, "egemaps")
     env = environment_encoder(settings) if with_vocal_events else None
     return EgemapsStyleEncoder(environment=env)
 
@@ -90,8 +83,4 @@ def diarizer(settings: Settings) -> Diarizer:
         return ClusteringDiarizer(voice_activity(settings), speaker_encoder(settings))
     if model.backend == "pyannote":
         return PyannoteDiarizer(model, speaker_encoder(settings), settings.threads)
-    raise ModelUnavailable(
-        Role.DIARIZATION,
-        f"backend {model.backend!r} has no diarizer",
-        "set VOXMEM_DIARIZATION__BACKEND=clustering",
-    )
+    raise _no_backend(Role.DIARIZATION, model.backend, "clustering")
