@@ -210,7 +210,9 @@ def line_plot(
     title: str,
     xlabel: str,
     ylabel: str,
+    published: Mapping[str, Mapping[str, float]] | None = None,
 ) -> Path:
+    """One line per retriever; ``published`` series (other data) dashed and grey."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -220,6 +222,9 @@ def line_plot(
     for r, series in values.items():
         xs = list(series)
         ax.plot(xs, [series[x] for x in xs], marker="o", label=r)
+    for label, series in (published or {}).items():
+        xs = list(series)
+        ax.plot(xs, [series[x] for x in xs], "--", color="grey", marker="x", lw=1, label=label)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)

@@ -375,6 +375,11 @@ def run_squtr(
                 f"{edition}: nDCG@10 against SNR",
                 "condition",
                 "nDCG@10",
+                {
+                    f"published: {m} (real data)": {xs[c]: v for c, v in f.items() if c in xs}
+                    for m, f in PUBLISHED.items()
+                    if "clean" in f
+                },
             ).name
         ]
     report.timings = {
