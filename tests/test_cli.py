@@ -10,23 +10,24 @@ from typer.testing import CliRunner
 from voxmem.cli import app
 
 
+@pytest.mark.parametrize("tenant", ["nobody", "not a tenant!"])
 @pytest.mark.parametrize(
     "args",
     [
-        ["speakers", "list", "--tenant", "nobody"],
-        ["speakers", "name", "spk-1", "Ann", "--tenant", "nobody"],
-        ["speakers", "merge", "a", "b", "--tenant", "nobody"],
-        ["stats", "--tenant", "nobody"],
-        ["forget", "--tenant", "nobody", "--everything"],
-        ["recall", "what was said about the budget", "--tenant", "nobody"],
-        ["stats", "--tenant", "not a tenant!"],
+        ["speakers", "list"],
+        ["speakers", "name", "spk-1", "Ann"],
+        ["speakers", "merge", "a", "b"],
+        ["speakers", "split", "a", "seg-1"],
+        ["stats"],
+        ["forget", "--everything"],
+        ["recall", "what was said about the budget"],
     ],
 )
 def test_unknown_or_invalid_tenant_is_one_clear_line(
-    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    args: list[str], tenant: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VOXMEM_DATA_DIR", str(tmp_path / "memory"))
-    result = CliRunner().invoke(app, args)
+    result = CliRunner().invoke(app, [*args, "--tenant", tenant])
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     assert "UnknownTenant" in result.output or "TenantRequired" in result.output
