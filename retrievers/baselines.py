@@ -150,8 +150,7 @@ def two_stage_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[Ret
     head = docs[:TWO_STAGE_TOP]
     text = memory.perception.text
     q = text.queries([query.text or query.instruction])[0]
-    transcripts = [" ".join(t.segment.transcript for t in _in_order(d.turns)) for d in head]
-    sims = text.passages(transcripts) @ q if head else np.zeros(0)
+    sims = np.array([float(_transcript_vector(text, d) @ q) for d in head])
     out: list[RetrievedTurn] = []
     for i in np.argsort(-sims, kind="stable"):
         out += [RetrievedTurn(t.segment, 2.0 + float(sims[i])) for t in head[i].turns]
@@ -160,8 +159,13 @@ def two_stage_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[Ret
     return out
 
 
-def _in_order(turns: list[RetrievedTurn]) -> list[RetrievedTurn]:
-    return sorted(turns, key=lambda t: t.segment.start)
+def _transcript_vector(text: Any, doc: RetrievedDocument) -> np.ndarray:
+    """The text vector of a recording's whole transcript: a one-turn recording's is the
+    one stored with its turn; longer ones are embedded in turn order."""
+    if len(doc.turns) == 1 and "text" in doc.turns[0].segment.vectors:
+        return doc.turns[0].segment.vectors["text"]
+    ordered = sorted(doc.turns, key=lambda t: t.segment.start)
+    return text.passages([" ".join(t.segment.transcript for t in ordered)])[0]
 
 
 def instruct_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[RetrievedTurn]:

@@ -11,13 +11,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from voxmem.audio import Audio
+from voxmem.benchmarks.synth import ClipCache
 from voxmem.errors import InvalidAudio
 from voxmem.memory.perception import Perception
 from voxmem.memory.store import AudioMemory
@@ -195,13 +196,7 @@ def bar_plot(
                 ax.plot([x[j] - 0.4, x[j] + 0.4], [published[g]] * 2, "k--", lw=1)
         ax.plot([], [], "k--", lw=1, label="published best (real data)")
     ax.set_xticks(x, groups, rotation=15 if len(groups) > 4 else 0)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend(fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _finish(fig, ax, path, title, ylabel)
 
 
 def line_plot(
@@ -226,6 +221,13 @@ def line_plot(
         xs = list(series)
         ax.plot(xs, [series[x] for x in xs], "--", color="grey", marker="x", lw=1, label=label)
     ax.set_xlabel(xlabel)
+    return _finish(fig, ax, path, title, ylabel)
+
+
+def _finish(fig: Any, ax: Any, path: Path, title: str, ylabel: str) -> Path:
+    """Title, y label, the legend outside the axes, and the PNG written."""
+    import matplotlib.pyplot as plt
+
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
@@ -241,6 +243,47 @@ def pivot(
     """``results[retriever][split][metric]`` -> ``{retriever: {split: value}}``."""
     return {
         r: {s: m[metric] for s, m in splits.items() if metric in m} for r, splits in results.items()
+    }
+
+
+class WriteMini(Protocol):
+    def __call__(
+        self, folder: Path, seed: int, quick: bool, cache: ClipCache, console: Console
+    ) -> Path: ...
+
+
+def data_folder(
+    name: str,
+    label: str,
+    write_mini: WriteMini,
+    version: int,
+    *,
+    data_dir: Path | None,
+    seed: int,
+    quick: bool,
+    console: Console,
+) -> tuple[Settings, Path, str]:
+    """Settings, the folder to read and the edition's name: ``data_dir`` as given, or the
+    mini edition generated (once per generator version, seed and slice) in the cache."""
+    settings = bench_settings(mini=data_dir is None)
+    if data_dir is not None:
+        return settings, data_dir, f"{label} from {data_dir}"
+    folder = write_mini(
+        settings.cache_dir / "bench-data" / f"{name}-mini-v{version}-s{seed}"
+        f"{'-quick' if quick else ''}",
+        seed,
+        quick,
+        ClipCache(settings.cache_dir / "synth"),
+        console,
+    )
+    return settings, folder, f"{label}-mini (generated" + (", quick slice)" if quick else ")")
+
+
+def timings(timer: Timer, start: float) -> dict[str, float]:
+    """A report's timings: each part's seconds and the whole run's."""
+    return {
+        **{k: round(v, 2) for k, v in timer.seconds.items()},
+        "total_s": time.perf_counter() - start,
     }
 
 

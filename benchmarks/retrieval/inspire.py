@@ -17,7 +17,7 @@ import json
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -435,7 +435,7 @@ def _dialogue(rng: np.random.Generator, quick: bool, cache: ClipCache) -> Built:
         q = _Doc(f"{2 * i:05d}", Utterance(f.question, str(a), seed=i))
         r = _Doc(f"{2 * i + 1:05d}", Utterance(f.answer, str(b), seed=i))
         docs += [_item(q, cache), _item(r, cache)]
-        query = _item(q, cache)
+        query = replace(docs[-2])
         query.relevance = "continuation"
         query.instruction = str(rng.choice(WORDINGS["continuation"]))
         query.positives = [r.id]
@@ -457,7 +457,7 @@ def _same_speaker(rng: np.random.Generator, quick: bool, cache: ClipCache) -> Bu
     for v in voices:
         own = [d for d in docs if d.utterance.voice == v]
         for d in rng.choice(np.array(own, dtype=object), per_voice, replace=False):
-            q = _item(d, cache)
+            q = replace(items[docs.index(d)])
             q.relevance = "speaker"
             q.instruction = str(rng.choice(WORDINGS["speaker"]))
             q.positives = [o.id for o in own if o.id != d.id]
@@ -488,7 +488,8 @@ def _speaker_style(rng: np.random.Generator, quick: bool, cache: ClipCache) -> B
     queries = []
     for n in range(10 if quick else 40):
         kind = kinds[n % len(kinds)]
-        anchor = docs[int(rng.integers(len(docs)))]
+        k = int(rng.integers(len(docs)))
+        anchor = docs[k]
         a = anchor.utterance
         target = str(rng.choice([s for s in EXPRESSO_STYLES if s != a.style]))
         want_style = a.style if kind in ("style", "speaker+style") else None
@@ -503,7 +504,7 @@ def _speaker_style(rng: np.random.Generator, quick: bool, cache: ClipCache) -> B
         ]
         if not positives:
             continue
-        q = _item(anchor, cache)
+        q = replace(items[k])
         q.relevance = kind
         q.instruction = _fill(str(rng.choice(WORDINGS[kind])), rng, target, None)
         q.positives, q.excluded = positives, [anchor.id]
@@ -652,21 +653,16 @@ def run_inspire(
     from voxmem.memory.perception import Perception
 
     start = time.perf_counter()
-    settings = common.bench_settings(mini=data_dir is None)
-    if data_dir is None:
-        cache = ClipCache(settings.cache_dir / "synth")
-        folder = write_mini(
-            settings.cache_dir
-            / "bench-data"
-            / f"inspire-mini-v{MINI_VERSION}-s{seed}{'-quick' if quick else ''}",
-            seed,
-            quick,
-            cache,
-            console,
-        )
-        edition = "INSPIRE-mini (generated" + (", quick slice)" if quick else ")")
-    else:
-        folder, edition = data_dir, f"INSPIRE from {data_dir}"
+    settings, folder, edition = common.data_folder(
+        "inspire",
+        "INSPIRE",
+        write_mini,
+        MINI_VERSION,
+        data_dir=data_dir,
+        seed=seed,
+        quick=quick,
+        console=console,
+    )
     available = splits_in(folder)
     splits = options.splits or available
     unknown = [s for s in splits if s not in available]
@@ -767,8 +763,5 @@ def run_inspire(
             "Recall@10",
         ).name,
     ]
-    report.timings = {
-        **{k: round(v, 2) for k, v in timer.seconds.items()},
-        "total_s": time.perf_counter() - start,
-    }
+    report.timings = common.timings(timer, start)
     return report

@@ -259,20 +259,16 @@ def run_squtr(
     from voxmem.memory.store import AudioMemory
 
     start = time.perf_counter()
-    settings = common.bench_settings(mini=data_dir is None)
-    if data_dir is None:
-        root = write_mini(
-            settings.cache_dir
-            / "bench-data"
-            / f"squtr-mini-v{MINI_VERSION}-s{seed}{'-quick' if quick else ''}",
-            seed,
-            quick,
-            ClipCache(settings.cache_dir / "synth"),
-            console,
-        )
-        edition = "SQuTR-mini (generated" + (", quick slice)" if quick else ")")
-    else:
-        root, edition = data_dir, f"SQuTR from {data_dir}"
+    settings, root, edition = common.data_folder(
+        "squtr",
+        "SQuTR",
+        write_mini,
+        MINI_VERSION,
+        data_dir=data_dir,
+        seed=seed,
+        quick=quick,
+        console=console,
+    )
     folders = subsets_in(root)
     if not folders:
         raise BenchmarkDataError(f"no SQuTR subset (a folder with corpus.jsonl) in {root}")
@@ -382,8 +378,5 @@ def run_squtr(
                 },
             ).name
         ]
-    report.timings = {
-        **{k: round(v, 2) for k, v in timer.seconds.items()},
-        "total_s": time.perf_counter() - start,
-    }
+    report.timings = common.timings(timer, start)
     return report

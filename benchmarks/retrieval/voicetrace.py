@@ -259,20 +259,16 @@ def run_voicetrace(
     from voxmem.memory.perception import Perception
 
     start = time.perf_counter()
-    settings = common.bench_settings(mini=data_dir is None)
-    if data_dir is None:
-        folder = write_mini(
-            settings.cache_dir
-            / "bench-data"
-            / f"voicetrace-mini-v{MINI_VERSION}-s{seed}{'-quick' if quick else ''}",
-            seed,
-            quick,
-            ClipCache(settings.cache_dir / "synth"),
-            console,
-        )
-        edition = "VoiceTrace-mini (generated" + (", quick slice)" if quick else ")")
-    else:
-        folder, edition = data_dir, f"VoiceTrace from {data_dir}"
+    settings, folder, edition = common.data_folder(
+        "voicetrace",
+        "VoiceTrace",
+        write_mini,
+        MINI_VERSION,
+        data_dir=data_dir,
+        seed=seed,
+        quick=quick,
+        console=console,
+    )
     pools = options.splits or list(POOLS)
     unknown = [p for p in pools if p not in POOLS]
     if unknown:
@@ -355,8 +351,5 @@ def run_voicetrace(
         ).name,
     ]
     store.memory.close()
-    report.timings = {
-        **{k: round(v, 2) for k, v in timer.seconds.items()},
-        "total_s": time.perf_counter() - start,
-    }
+    report.timings = common.timings(timer, start)
     return report
