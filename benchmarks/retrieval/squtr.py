@@ -259,6 +259,13 @@ def run_squtr(
     from voxmem.memory.store import AudioMemory
 
     start = time.perf_counter()
+    conditions = tuple(options.splits or CONDITIONS)
+    unknown = [c for c in conditions if c not in CONDITIONS]
+    if unknown:
+        raise BenchmarkDataError(
+            f"unknown condition {', '.join(unknown)}; conditions: {', '.join(CONDITIONS)}"
+        )
+    retrievers = common.check_retrievers(options.retrievers, RETRIEVERS)
     settings, root, edition = common.data_folder(
         "squtr",
         "SQuTR",
@@ -272,13 +279,6 @@ def run_squtr(
     folders = subsets_in(root)
     if not folders:
         raise BenchmarkDataError(f"no SQuTR subset (a folder with corpus.jsonl) in {root}")
-    conditions = tuple(options.splits or CONDITIONS)
-    unknown = [c for c in conditions if c not in CONDITIONS]
-    if unknown:
-        raise BenchmarkDataError(
-            f"unknown condition {', '.join(unknown)}; conditions: {', '.join(CONDITIONS)}"
-        )
-    retrievers = common.check_retrievers(options.retrievers, RETRIEVERS)
     perception = Perception.from_settings(settings)
     timer = common.Timer()
     results: dict[str, dict[str, dict[str, float]]] = {r: {} for r in retrievers}

@@ -259,6 +259,11 @@ def run_voicetrace(
     from voxmem.memory.perception import Perception
 
     start = time.perf_counter()
+    pools = options.splits or list(POOLS)
+    unknown = [p for p in pools if p not in POOLS]
+    if unknown:
+        raise BenchmarkDataError(f"unknown pool {', '.join(unknown)}; pools: {', '.join(POOLS)}")
+    retrievers = common.check_retrievers(options.retrievers, common.DEFAULT_RETRIEVERS)
     settings, folder, edition = common.data_folder(
         "voicetrace",
         "VoiceTrace",
@@ -269,13 +274,8 @@ def run_voicetrace(
         quick=quick,
         console=console,
     )
-    pools = options.splits or list(POOLS)
-    unknown = [p for p in pools if p not in POOLS]
-    if unknown:
-        raise BenchmarkDataError(f"unknown pool {', '.join(unknown)}; pools: {', '.join(POOLS)}")
     subsets = [s for s in SUBSETS if s in pools or "mixed" in pools]
     rows = {s: load_subset(folder, s) for s in subsets}
-    retrievers = common.check_retrievers(options.retrievers, common.DEFAULT_RETRIEVERS)
     perception = Perception.from_settings(settings)
     # documents are row-unique: a document's id is its row's
     store = common.ingest_documents(
