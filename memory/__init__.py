@@ -11,6 +11,8 @@ from typing import Any
 _LAZY = {
     "AudioMemory": "voxmem.memory.store",
     "Hit": "voxmem.memory.store",
+    "SessionSummary": "voxmem.memory.store",
+    "PerceivedTurn": "voxmem.memory.perception",
     "VerifyReport": "voxmem.memory.store",
     "Segment": "voxmem.memory.records",
     "Recording": "voxmem.memory.records",

@@ -74,6 +74,16 @@ class Hit:
     score: float
 
 
+@dataclass(frozen=True)
+class SessionSummary:
+    """One session of a tenant: when its first and last stored turns were written."""
+
+    session: str
+    first: float
+    last: float
+    turns: int
+
+
 @dataclass
 class VerifyReport:
     """Differences between the catalog, the audio files and the index."""
@@ -254,6 +264,34 @@ class AudioMemory:
         return self._store(
             tenant, session, roles, source, sum(t.end - t.start for t in turns), turns
         )
+
+    def add_perceived(
+        self,
+        turns: Sequence[PerceivedTurn],
+        *,
+        tenant: str,
+        session: str,
+        role: str = "unknown",
+        source: str = "perceived",
+        duration: float | None = None,
+        speaker_id: str | None = None,
+    ) -> builtins.list[Segment]:
+        """Store turns that :meth:`Perception.perceive` (or ``perceive_segment``) already
+        computed, without running any model again: what a live agent heard is stored
+        exactly as it was understood. ``speaker_id`` pins every turn to a known speaker
+        (by id or name) instead of matching voiceprints."""
+        tenant = _checked(tenant, session, role)
+        if not turns:
+            return []
+        for turn in turns:
+            if not set(SPACES) <= set(turn.vectors):
+                raise WrongDimension(
+                    f"add_perceived needs vectors for {', '.join(SPACES)}; "
+                    "perceive the turn with the memory's own perception first"
+                )
+        if duration is None:
+            duration = max(t.end for t in turns)
+        return self._store(tenant, session, role, source, duration, turns, speaker_id=speaker_id)
 
     def _check_vectors(self, vectors: Mapping[str, np.ndarray]) -> None:
         dims = self._space_dims()
@@ -613,6 +651,41 @@ class AudioMemory:
         }
         self._baselines[key] = (signature, baselines)
         return baselines
+
+    def identify_speaker(self, tenant: str, voiceprint: np.ndarray) -> Speaker | None:
+        """The known speaker whose voice this is (by the same rule ingest matches with),
+        or None; reads only, so an unknown voice creates nothing. A tenant with nothing
+        stored knows no one."""
+        tenant = check_tenant(tenant)
+        try:
+            known = self.speakers(tenant)
+        except UnknownTenant:
+            return None
+        if not known:
+            return None
+        v = np.asarray(voiceprint, np.float32)
+        v = v / max(float(np.linalg.norm(v)), 1e-12)
+        sims = np.stack([s.centroid for s in known]) @ v
+        best = int(np.argmax(sims))
+        return known[best] if float(sims[best]) >= self.speaker_params.match_threshold else None
+
+    def sessions(self, tenant: str) -> builtins.list[SessionSummary]:
+        """The tenant's sessions, oldest first, with when their turns were stored."""
+        tenant = self._require_tenant(tenant)
+        rows = (
+            self.catalog.read()
+            .execute(
+                "SELECT session, MIN(created_at) AS first, MAX(created_at) AS last, "
+                "COUNT(*) AS n FROM segments WHERE tenant = ? AND state = 'live' "
+                "GROUP BY session ORDER BY first, session",
+                (tenant,),
+            )
+            .fetchall()
+        )
+        return [
+            SessionSummary(r["session"], float(r["first"]), float(r["last"]), int(r["n"]))
+            for r in rows
+        ]
 
     def speaker_names(self, tenant: str) -> builtins.list[str]:
         """Names given to the tenant's speakers (cheap: no voiceprints are read)."""
@@ -1211,6 +1284,7 @@ __all__ = [
     "Hit",
     "Recording",
     "Segment",
+    "SessionSummary",
     "Speaker",
     "VerifyReport",
 ]

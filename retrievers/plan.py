@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Mode = Literal["any", "same", "target"]
+Order = Literal["first", "latest"]
 ATTRIBUTES: tuple[str, ...] = ("speaker", "style", "environment")
 
 
@@ -23,6 +24,27 @@ class Constraint:
 
 
 @dataclass(frozen=True)
+class TimeWindow:
+    """When the asked-for turns were said: one session, a span of storage times
+    (``after <= created_at < before``, seconds since the epoch), and whether the
+    earliest or the latest matching turn is wanted ("the first thing I said")."""
+
+    session: str | None = None
+    after: float | None = None
+    before: float | None = None
+    order: Order | None = None
+    #: the words' meaning, for reports: "today", "last_session", "before_break", ...
+    label: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return any(x is not None for x in (self.session, self.after, self.before, self.order))
+
+    def __str__(self) -> str:
+        return self.label or ("first" if self.order == "first" else self.order or "any")
+
+
+@dataclass(frozen=True)
 class RetrievalPlan:
     """Content to match plus one constraint per attribute, and hard filters."""
 
@@ -34,6 +56,7 @@ class RetrievalPlan:
     environment: Constraint = field(default_factory=Constraint)
     role: str | None = None
     instruction: str = ""
+    time: TimeWindow = field(default_factory=TimeWindow)
 
     def constraint(self, attribute: str) -> Constraint:
         value: Constraint = getattr(self, attribute)
@@ -56,4 +79,6 @@ class RetrievalPlan:
         ]
         if self.role:
             parts.append(f"role {self.role}")
+        if self.time.active:
+            parts.append(f"time {self.time}")
         return "; ".join(parts) or "anything"

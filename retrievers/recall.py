@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from voxmem.audio import Audio, AudioSource, load_audio
-from voxmem.memory.records import Segment
+from voxmem.memory.records import Segment, UnknownSpeaker
 from voxmem.memory.store import AudioMemory
 from voxmem.retrievers.instruction import InstructionParser
 from voxmem.retrievers.plan import ATTRIBUTES, RetrievalPlan
@@ -31,6 +31,8 @@ from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS
 
 #: how much wider the unfiltered search is when a role filter is applied afterwards
 OVERFETCH = 4
+#: turns read from the catalog when a plan has filters but nothing to rank by
+LISTED_TURNS = 5000
 
 
 @dataclass(frozen=True)
@@ -167,17 +169,27 @@ def recall(
     filters = dict(where or {})
     if plan.role:
         filters["role"] = plan.role
+    if plan.time.session is not None:
+        filters["session"] = plan.time.session
     if plan.speaker.mode == "target" and plan.speaker.value:
         # a named speaker is a hard filter: only their turns
         named = next(
             (s for s in memory.speakers(tenant) if plan.speaker.value in (s.name, s.id)), None
         )
         filters["speaker"] = named.id if named else plan.speaker.value
+    clauses: list[dict[str, Any]] = [{k_: v} for k_, v in filters.items()]
+    if plan.time.after is not None:
+        clauses.append({"created_at": {"$gte": plan.time.after}})
+    if plan.time.before is not None:
+        clauses.append({"created_at": {"$lt": plan.time.before}})
     chroma_where: dict[str, Any] | None = None
-    if len(filters) == 1:
-        chroma_where = filters
-    elif filters:
-        chroma_where = {"$and": [{k_: v} for k_, v in filters.items()]}
+    if len(clauses) == 1:
+        chroma_where = clauses[0]
+    elif clauses:
+        chroma_where = {"$and": clauses}
+    if plan.time.after is not None or plan.time.before is not None:
+        # a time span is a filter too: searched with it, and checked on every candidate
+        filters["_time"] = (plan.time.after, plan.time.before)
 
     queries = _query_vectors(memory, tenant, plan, ref)
     targets = {
@@ -195,6 +207,22 @@ def recall(
             ):
                 ids[seg_id] = None
         cands = memory.get_many(tenant, list(ids))
+    elif not targets:
+        # only filters (a named speaker, a role, a session or span): the catalog's turns
+        # that pass them, in the order they were said
+        if not filters:
+            return RecallResult(plan, [])
+        try:
+            listed = memory.list(
+                tenant,
+                session=filters.get("session"),
+                speaker=filters.get("speaker"),
+                role=filters.get("role"),
+                limit=LISTED_TURNS,
+            )
+        except UnknownSpeaker:
+            return RecallResult(plan, [])
+        cands = _passing(listed, filters)
     else:
         # only label targets: the turns that carry one of the asked-for labels
         found: dict[str, Segment] = {}
@@ -239,6 +267,8 @@ def recall(
 
     turns = _fuse(cands, columns, params)
     turns.sort(key=lambda t: (-t.score, t.segment.created_at, t.segment.start))
+    if plan.time.order is not None:
+        turns = _in_time_order(turns, plan.time.order)
     result = RecallResult(plan, turns[:k] if not documents else turns)
     if documents:
         result.documents = roll_up(turns)[:k]
@@ -247,13 +277,31 @@ def recall(
 
 
 def _passing(segments: Iterable[Segment], filters: Mapping[str, Any]) -> list[Segment]:
-    """The segments that meet the role, session and speaker filters."""
+    """The segments that meet the role, session, speaker and time filters."""
     keys = [k for k in filters if k in ("role", "session", "speaker")]
+    after, before = filters.get("_time", (None, None))
     return [
         s
         for s in segments
         if all(getattr(s, "speaker_id" if k == "speaker" else k) == filters[k] for k in keys)
+        and (after is None or s.created_at >= after)
+        and (before is None or s.created_at < before)
     ]
+
+
+def _in_time_order(turns: list[RetrievedTurn], order: str) -> list[RetrievedTurn]:
+    """ "The first thing I said": among the turns that meet every attribute of the plan
+    (all evidence matched; every turn when none does), the earliest (or latest) first,
+    then the rest by score."""
+
+    def meets(t: RetrievedTurn) -> bool:
+        return all(e.matched for e in t.evidence.values())
+
+    matched = [t for t in turns if meets(t)] or list(turns)
+    ids = {id(t) for t in matched}
+    sign = 1.0 if order == "first" else -1.0
+    matched.sort(key=lambda t: (sign * t.segment.created_at, sign * t.segment.start))
+    return matched + [t for t in turns if id(t) not in ids]
 
 
 def _candidates(

@@ -12,7 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -81,7 +81,33 @@ class LlmSettings(ModelSettings):
 
 
 class TtsSettings(ModelSettings):
-    backend: str = "espeak-ng"
+    #: piper's shipped neural voice; espeak-ng is the fallback when it cannot load
+    backend: str = "piper"
+
+
+class AgentSettings(BaseModel):
+    """The voice agent: its name and voice, how it answers, and its session store."""
+
+    #: the agent's own name; its voice is stored as a known speaker of this name
+    name: str = "Vox"
+    #: extractive (deterministic, from the recalled turns), local (the shipped SmolLM2)
+    #: or openai (an OpenAI-compatible endpoint)
+    responder: Literal["extractive", "local", "openai"] = "extractive"
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
+    openai_model: str = "gpt-4o-mini"
+    #: recalled turns given to the responder
+    recall_k: int = Field(default=3, ge=1, le=50)
+    #: dialogue turns kept in the session's checkpoint and shown to an LLM responder
+    history_turns: int = Field(default=12, ge=0, le=200)
+    #: reply audio chunk length (the Realtime API sends 100-200 ms deltas)
+    audio_chunk_ms: int = Field(default=160, ge=20, le=1000)
+    #: the longest user turn the agent takes, in seconds
+    max_turn_seconds: float = Field(default=120.0, gt=0)
+    #: the LangGraph checkpoint database (default: $DATA_DIR/agent/checkpoints.sqlite3)
+    checkpoints: Path | None = None
+    #: queued memory writes waited for at shutdown, in seconds
+    flush_timeout_s: float = Field(default=120.0, ge=0)
 
 
 def _default_data_dir() -> Path:
@@ -129,6 +155,7 @@ class Settings(BaseSettings):
     diarization: DiarizationSettings = Field(default_factory=lambda: DiarizationSettings())
     llm: LlmSettings = Field(default_factory=lambda: LlmSettings())
     tts: TtsSettings = Field(default_factory=lambda: TtsSettings())
+    agent: AgentSettings = Field(default_factory=lambda: AgentSettings())
 
     @field_validator("data_dir", "cache_dir", mode="after")
     @classmethod

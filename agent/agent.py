@@ -1,0 +1,432 @@
+"""``VoiceAgent``: the spoken dialogue agent whose memory is made of sound.
+
+    from voxmem.agent import VoiceAgent
+
+    async with VoiceAgent.open("/var/lib/voxmem") as agent:
+        result = await agent.turn("acme", "monday", audio="question.wav")
+        print(result.transcript, result.reply, result.timings)
+        async for event in agent.stream("acme", "monday", text="what did Dana say?"):
+            ...  # Heard, Recalled, TextDelta, AudioChunk, TurnDone
+
+One turn is one run of the LangGraph graph (``voxmem.agent.graph``), checkpointed
+per (tenant, session) in SQLite, so a session resumes after a restart. Models load
+once per agent and are shared by every session; turns of one session run one at a
+time, turns of different sessions concurrently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voxmem.agent.events import (
+    AgentEvent,
+    Heard,
+    TurnControl,
+    TurnDone,
+    TurnResult,
+)
+from voxmem.agent.graph import TurnContext, build_graph, load_turn_audio
+from voxmem.agent.remember import MemoryWriter, MetaLedger
+from voxmem.agent.respond import RecalledTurn, Responder
+from voxmem.agent.respond import responder as make_responder
+from voxmem.agent.route import Router
+from voxmem.agent.speak import OUTPUT_RATE, Synthesizer, synthesizer
+from voxmem.audio import Audio, AudioSource, load_audio
+from voxmem.memory.perception import PerceivedTurn
+from voxmem.memory.records import StoreError, UnknownTenant, check_tenant
+from voxmem.memory.store import AudioMemory
+from voxmem.retrievers.recall import RetrievedTurn
+from voxmem.settings import Settings
+
+
+class VoiceAgent:
+    """Hears a turn, recalls who said what, answers in its own voice, and remembers."""
+
+    def __init__(
+        self,
+        memory: AudioMemory,
+        *,
+        settings: Settings | None = None,
+        responder: Responder | None = None,
+        synthesizer_: Synthesizer | None = None,
+        router: Router | None = None,
+    ) -> None:
+        self.memory = memory
+        self.settings = settings or memory.settings
+        self.name = self.settings.agent.name
+        self.router = router or Router(agent_name=self.name)
+        self._responder = responder
+        self._synthesizer = synthesizer_
+        self.writer = MemoryWriter()
+        self._perception_lock = threading.Lock()
+        self._session_locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._graph: Any = None
+        self._saver: Any = None
+        self._conn: Any = None
+        self._agent_voice: dict[str, str] = {}
+        self._instructions: dict[tuple[str, str], str | None] = {}
+        self._ledger = MetaLedger(self.settings.data_dir / "agent" / "meta.sqlite3")
+
+    @classmethod
+    def open(
+        cls,
+        data_dir: str | os.PathLike[str] | None = None,
+        *,
+        settings: Settings | None = None,
+        **kwargs: Any,
+    ) -> VoiceAgent:
+        """An agent over the memory in ``data_dir`` (default: the settings' data dir)."""
+        memory = AudioMemory.open(data_dir, settings=settings)
+        return cls(memory, settings=memory.settings, **kwargs)
+
+    # -- parts, loaded on first use --------------------------------------------------
+
+    @property
+    def responder(self) -> Responder:
+        if self._responder is None:
+            self._responder = make_responder(self.settings)
+        return self._responder
+
+    @property
+    def synthesizer(self) -> Synthesizer:
+        if self._synthesizer is None:
+            self._synthesizer = synthesizer(self.settings)
+        return self._synthesizer
+
+    def warm_up(self) -> None:
+        """Load every model now rather than on the first turn."""
+        p = self.memory.perception
+        silence = Audio(np.zeros(16_000, np.float32))
+        p.text.queries(["warm up"])
+        p.speaker.embed([silence])
+        _ = self.synthesizer.synthesize("Hello.")
+        self.perceive_audio(
+            load_audio(self.synthesizer.synthesize("Hello there."), sample_rate=None)
+        )
+
+    # -- lifecycle --------------------------------------------------------------------
+
+    async def start(self) -> VoiceAgent:
+        """Open the session checkpoints and compile the graph (idempotent)."""
+        if self._graph is not None:
+            return self
+        import aiosqlite
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        path = self.settings.agent.checkpoints or (
+            self.settings.data_dir / "agent" / "checkpoints.sqlite3"
+        )
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._conn = await aiosqlite.connect(str(path))
+        self._saver = AsyncSqliteSaver(self._conn)
+        await self._saver.setup()
+        self._graph = build_graph().compile(checkpointer=self._saver)
+        return self
+
+    async def __aenter__(self) -> VoiceAgent:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Finish queued memory writes, then close the checkpoints and the memory."""
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.to_thread(self.writer.close, self.settings.agent.flush_timeout_s)
+        if self._conn is not None:
+            await self._conn.close()
+            self._conn = None
+        self._graph = None
+        self._ledger.close()
+        self.memory.close()
+
+    def flush(self, tenant: str | None = None, timeout: float | None = None) -> bool:
+        """Wait for queued memory writes (of ``tenant``); False on timeout."""
+        return self.writer.flush(tenant, timeout)
+
+    def track(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- one turn --------------------------------------------------------------------
+
+    async def stream(
+        self,
+        tenant: str,
+        session: str,
+        *,
+        audio: AudioSource | Audio | None = None,
+        text: str | None = None,
+        sample_rate: int | None = None,
+        control: TurnControl | None = None,
+    ) -> AsyncIterator[AgentEvent]:
+        """Run one turn, yielding events as they happen; the last is ``TurnDone``.
+
+        Give ``audio`` (any format ``voxmem.audio`` reads; raw arrays need
+        ``sample_rate``) or ``text``. Bad audio does not raise: the turn answers with
+        what was wrong and stores nothing. Drain the stream to the end even after
+        ``control.cancel()``: the turn still remembers what was heard and played."""
+        tenant = check_tenant(tenant)
+        if not isinstance(session, str) or not session.strip():
+            raise ValueError("a turn names its session (a conversation id): pass session='...'")
+        if (audio is None) == (text is None):
+            raise ValueError("a turn is audio or text: pass exactly one of audio= or text=")
+        await self.start()
+        control = control or TurnControl()
+        began = time.perf_counter()
+        clip: Audio | None = None
+        problem: str | None = None
+        if audio is not None:
+            try:
+                clip = await asyncio.to_thread(
+                    load_turn_audio, audio, sample_rate, self.settings.agent.max_turn_seconds
+                )
+            except ValueError as exc:  # InvalidAudio is a ValueError
+                problem = f"I couldn't use that audio: {exc}"
+        lock = self._session_locks.setdefault((tenant, session), asyncio.Lock())
+        async with lock:
+            config = {"configurable": {"thread_id": f"{tenant}/{session}"}}
+            previous = await self._graph.aget_state(config)
+            turn_no = int((previous.values or {}).get("turn", 0)) + 1
+            context = TurnContext(self, clip, control, began)
+            inputs: dict[str, Any] = {
+                "tenant": tenant,
+                "session": session,
+                "turn": turn_no,
+                "input_text": text,
+                "transcript": "",
+                "heard": {},
+                "route": {},
+                "hits": [],
+                "reply": "",
+                "replayed": [],
+                "timings": {},
+                "notes": [],
+                "interrupted": False,
+            }
+            if problem is not None:
+                inputs["input_text"] = ""
+                inputs["heard"] = {"problem": problem}
+                context.notes.append(problem)
+            final: dict[str, Any] = {}
+            heard: Heard | None = None
+            async for mode, chunk in self._graph.astream(
+                inputs, config, context=context, stream_mode=["custom", "values"]
+            ):
+                if mode == "custom":
+                    if isinstance(chunk, Heard):
+                        if problem is not None:
+                            chunk = Heard("", None, None, problem=problem)
+                        heard = chunk
+                    yield chunk
+                else:
+                    final = chunk
+            result = self._result(final, context, heard)
+        yield TurnDone(result)
+
+    async def turn(
+        self,
+        tenant: str,
+        session: str,
+        *,
+        audio: AudioSource | Audio | None = None,
+        text: str | None = None,
+        sample_rate: int | None = None,
+        control: TurnControl | None = None,
+    ) -> TurnResult:
+        """Run one turn to the end and return what it did."""
+        result: TurnResult | None = None
+        async for event in self.stream(
+            tenant, session, audio=audio, text=text, sample_rate=sample_rate, control=control
+        ):
+            if isinstance(event, TurnDone):
+                result = event.result
+        assert result is not None
+        return result
+
+    async def dialogue(self, tenant: str, session: str) -> list[dict[str, Any]]:
+        """The session's running dialogue, as the checkpoint holds it."""
+        await self.start()
+        snap = await self._graph.aget_state({"configurable": {"thread_id": f"{tenant}/{session}"}})
+        return list((snap.values or {}).get("dialogue", []))
+
+    def _result(self, final: dict[str, Any], ctx: TurnContext, heard: Heard | None) -> TurnResult:
+        return TurnResult(
+            tenant=final.get("tenant", ""),
+            session=final.get("session", ""),
+            turn=int(final.get("turn", 0)),
+            transcript=final.get("transcript", ""),
+            speaker_id=final.get("speaker_id"),
+            speaker_name=final.get("speaker_name"),
+            intent=final.get("route", {}).get("intent", "chat"),
+            plan=final.get("route", {}).get("plan") or "",
+            hits=list(ctx.hits),
+            reply=final.get("reply", ""),
+            audio=bytes(ctx.pcm) + (ctx.replay_pcm if final.get("replayed") else b""),
+            replayed=list(final.get("replayed", [])),
+            timings=dict(final.get("timings", {})),
+            notes=list(final.get("notes", [])),
+            interrupted=bool(final.get("interrupted")),
+            heard=heard,
+            route=dict(final.get("route", {})),
+        )
+
+    # -- what the nodes ask of the agent ------------------------------------------------
+
+    def perceive_audio(self, audio: Audio) -> list[PerceivedTurn]:
+        """VAD, diarization, ASR with word times and the four embeddings, once."""
+        with self._perception_lock:
+            return self.memory.perception.perceive(audio)
+
+    def meta_turns(self, tenant: str) -> set[str]:
+        """Stored turns that asked the memory something, and the agent's answers."""
+        return self._ledger.ids(tenant)
+
+    def speaker_names(self, tenant: str) -> list[str]:
+        try:
+            return [n for n in self.memory.speaker_names(tenant) if n != self.name]
+        except UnknownTenant:
+            return []
+
+    def session_times(self, tenant: str, session: str) -> list[float]:
+        segs = self.memory.list(tenant, session=session, limit=10_000)
+        return sorted({s.created_at for s in segs})
+
+    def describe_hits(self, tenant: str, turns: Sequence[RetrievedTurn]) -> list[RecalledTurn]:
+        names = {s.id: s.name for s in self.memory.speakers(tenant)} if turns else {}
+        return [
+            RecalledTurn(
+                t.segment.id,
+                t.segment.session,
+                t.segment.speaker_id,
+                names.get(t.segment.speaker_id or ""),
+                t.segment.role,
+                t.segment.transcript,
+                float(t.segment.start),
+                float(t.segment.end),
+                float(t.segment.created_at),
+                round(float(t.score), 4),
+                {
+                    a: {
+                        "how": e.how,
+                        "raw": round(float(e.raw), 4),
+                        "z": round(float(e.z), 3),
+                        "matched": bool(e.matched),
+                    }
+                    for a, e in t.evidence.items()
+                },
+            )
+            for t in turns
+        ]
+
+    def replay_pcm(self, tenant: str, segment_id: str) -> bytes:
+        """A stored turn's original audio as reply audio (PCM16, 24 kHz)."""
+        from voxmem.agent.speak import to_pcm16
+
+        return to_pcm16(self.memory.audio(tenant, segment_id), OUTPUT_RATE)
+
+    def erase(self, tenant: str, segment_ids: Sequence[str]) -> int:
+        """Forget each turn through the memory's erasing ``forget``."""
+        self.writer.flush(tenant, self.settings.agent.flush_timeout_s)
+        n = 0
+        for seg in segment_ids:
+            try:
+                n += self.memory.forget(tenant, segment=seg)
+            except StoreError:
+                continue  # already gone
+        return n
+
+    def instructions(self, tenant: str, session: str) -> str | None:
+        """Extra system instructions for LLM responders (a server's ``session.update``)."""
+        return self._instructions.get((tenant, session))
+
+    def set_instructions(self, tenant: str, session: str, text: str | None) -> None:
+        self._instructions[(tenant, session)] = text
+
+    def remember_user(
+        self,
+        tenant: str,
+        session: str,
+        turn: int,
+        perceived: Sequence[PerceivedTurn],
+        name: str | None,
+        meta: bool = False,
+    ) -> None:
+        """Queue the user's turn (what perceive computed) and a self-introduction.
+        ``meta``: the turn asks something of the memory (recall skips such turns)."""
+        turns = list(perceived)
+
+        def write() -> Any:
+            stored = self.memory.add_perceived(
+                turns, tenant=tenant, session=session, role="user", source=f"agent:{session}:{turn}"
+            )
+            if meta:
+                self._ledger.add(tenant, [s.id for s in stored])
+            if name and stored:
+                main = max(stored, key=lambda s: s.duration)
+                self._name_voice(tenant, main.speaker_id or "", name)
+            return [s.id for s in stored]
+
+        self.writer.submit(tenant, f"user turn {turn} of {session}", write)
+
+    def _name_voice(self, tenant: str, speaker_id: str, name: str) -> None:
+        existing = next((s for s in self.memory.speakers(tenant) if s.name == name), None)
+        if existing is not None and existing.id != speaker_id:
+            # the person says they are someone already known: one voice, one name
+            self.memory.merge_speakers(tenant, existing.id, speaker_id)
+        else:
+            self.memory.name_speaker(tenant, speaker_id, name)
+
+    def remember_agent(
+        self, tenant: str, session: str, turn: int, pcm: bytes, text: str, meta: bool = False
+    ) -> None:
+        """Queue the agent's own turn: its audio (as spoken), text and role ``agent``."""
+        samples = np.frombuffer(pcm, "<i2").astype(np.float32) / 32767.0
+
+        def write() -> Any:
+            clip = load_audio(samples, sample_rate=OUTPUT_RATE)
+            speaker = self._agent_speaker(tenant, clip)
+            with self._perception_lock:
+                perceived = self.memory.perception.perceive_segment(clip, transcript=text)
+            stored = self.memory.add_perceived(
+                [perceived],
+                tenant=tenant,
+                session=session,
+                role="agent",
+                source=f"agent:{session}:{turn}:reply",
+                speaker_id=speaker,
+            )
+            if meta:
+                self._ledger.add(tenant, [s.id for s in stored])
+            return [s.id for s in stored]
+
+        self.writer.submit(tenant, f"agent turn {turn} of {session}", write)
+
+    def _agent_speaker(self, tenant: str, clip: Audio) -> str:
+        """The agent's own voice, a known speaker named after the agent (enrolled from
+        its first reply in a tenant)."""
+        known = self._agent_voice.get(tenant)
+        if known is not None:
+            return known
+        try:
+            found = next((s for s in self.memory.speakers(tenant) if s.name == self.name), None)
+        except UnknownTenant:
+            found = None
+        if found is None:
+            with self._perception_lock:
+                found = self.memory.enroll_speaker(tenant, self.name, clip)
+        self._agent_voice[tenant] = found.id
+        return found.id
+
+
+__all__ = ["VoiceAgent"]

@@ -1,0 +1,544 @@
+"""One turn of a voice conversation as a LangGraph graph.
+
+    perceive -> route -> (recall) -> respond -> speak -> remember
+
+The state (``AgentState``) is what the checkpointer keeps per session: the running
+dialogue, the current speaker, a forget awaiting confirmation, and the last turn's
+results (transcript, route, recalled turns, reply, timings). Audio, vectors and the
+reply's text stream are per-turn and live in the run's context (``TurnContext``),
+never in the checkpoint. Every node records its wall time in ``timings``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
+
+import numpy as np
+from langgraph.config import get_stream_writer
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from voxmem.agent.events import AudioChunk, Heard, Recalled, TextDelta, TurnControl
+from voxmem.agent.respond import (
+    ExtractiveResponder,
+    Prompt,
+    RecalledTurn,
+    ResponderUnavailable,
+    attribution,
+    when,
+)
+from voxmem.agent.route import Route, resolve_time
+from voxmem.agent.speak import OUTPUT_RATE, chunks, speakable, split_sentences, to_pcm16
+from voxmem.audio import Audio, load_audio
+from voxmem.errors import InvalidAudio, SynthesisError
+from voxmem.memory.perception import PerceivedTurn
+from voxmem.memory.records import UnknownTenant
+from voxmem.retrievers.plan import Constraint
+from voxmem.retrievers.recall import Reference, recall
+
+if TYPE_CHECKING:
+    from voxmem.agent.agent import VoiceAgent
+
+#: dialogue entries kept in a session's checkpoint
+DIALOGUE_KEEP = 200
+#: most turns a confirmed forget erases at once
+FORGET_MAX = 20
+
+
+def _recent(old: list[dict[str, Any]] | None, new: list[dict[str, Any]] | None) -> list[Any]:
+    return ((old or []) + (new or []))[-DIALOGUE_KEEP:]
+
+
+class AgentState(TypedDict, total=False):
+    tenant: str
+    session: str
+    turn: int
+    dialogue: Annotated[list[dict[str, Any]], _recent]
+    speaker_id: str | None
+    speaker_name: str | None
+    greeted: list[str]
+    pending_forget: list[str]
+    # this turn
+    input_text: str | None
+    transcript: str
+    heard: dict[str, Any]
+    route: dict[str, Any]
+    hits: list[dict[str, Any]]
+    reply: str
+    replayed: list[str]
+    timings: dict[str, float]
+    notes: list[str]
+    interrupted: bool
+
+
+@dataclass
+class TurnContext:
+    """Per-turn objects that never enter the checkpoint."""
+
+    agent: VoiceAgent
+    audio: Audio | None
+    control: TurnControl
+    began: float
+    perceived: list[PerceivedTurn] = field(default_factory=list)
+    voice: np.ndarray | None = None
+    route: Route | None = None
+    hits: list[RecalledTurn] = field(default_factory=list)
+    text: asyncio.Queue[str | None] | None = None
+    pcm: bytearray = field(default_factory=bytearray)
+    #: (byte offset in pcm, sentence) for every sentence spoken
+    sentences: list[tuple[int, str]] = field(default_factory=list)
+    replay_pcm: bytes = b""
+    notes: list[str] = field(default_factory=list)
+
+
+def _since(ctx: TurnContext) -> float:
+    return round(time.perf_counter() - ctx.began, 4)
+
+
+def _emit(event: Any) -> None:
+    with contextlib.suppress(RuntimeError):  # not streaming (plain invoke)
+        get_stream_writer()(event)
+
+
+# -- perceive ------------------------------------------------------------------------
+
+
+async def perceive(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    ctx, agent = runtime.context, runtime.context.agent
+    t0 = time.perf_counter()
+    tenant = state["tenant"]
+    speaker_id, speaker_name = state.get("speaker_id"), state.get("speaker_name")
+    problem = None
+    transcript = state.get("input_text") or ""
+    style: dict[str, float] = {}
+    environment: dict[str, float] = {}
+    if ctx.audio is not None:
+        try:
+            turns = await asyncio.to_thread(agent.perceive_audio, ctx.audio)
+        except InvalidAudio as exc:
+            turns, problem = [], f"I couldn't use that audio: {exc}"
+        turns = [t for t in turns if t.transcript.strip()]
+        if not turns and problem is None:
+            problem = "I didn't hear any speech in that. Could you say it again?"
+        ctx.perceived = turns
+        transcript = " ".join(t.transcript.strip() for t in turns)
+        if turns:
+            main = max(turns, key=lambda t: t.end - t.start)
+            ctx.voice = main.vectors["speaker"]
+            style = {k: float(v) for k, v in main.style_labels.items()}
+            environment = {k: float(v) for k, v in main.environment_labels.items()}
+            known = await asyncio.to_thread(agent.memory.identify_speaker, tenant, ctx.voice)
+            if known is not None and known.name != agent.name:
+                speaker_id, speaker_name = known.id, known.name
+            else:
+                speaker_id, speaker_name = None, None
+    heard = Heard(
+        transcript,
+        speaker_id,
+        speaker_name,
+        style,
+        environment,
+        [(round(float(t.start), 3), round(float(t.end), 3)) for t in ctx.perceived],
+        problem,
+    )
+    _emit(heard)
+    if problem:
+        ctx.notes.append(problem)
+    return {
+        "transcript": transcript,
+        "speaker_id": speaker_id,
+        "speaker_name": speaker_name,
+        "heard": {
+            "speaker_id": speaker_id,
+            "speaker_name": speaker_name,
+            "style": style,
+            "environment": environment,
+            "spans": heard.spans,
+            "problem": problem,
+        },
+        "timings": {"perceive": round(time.perf_counter() - t0, 4)},
+    }
+
+
+# -- route -----------------------------------------------------------------------------
+
+
+async def route(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    ctx, agent = runtime.context, runtime.context.agent
+    t0 = time.perf_counter()
+    if state.get("heard", {}).get("problem"):
+        r = Route("chat", why="nothing heard")
+    else:
+        names = await asyncio.to_thread(agent.speaker_names, state["tenant"])
+        r = agent.router.route(
+            state.get("transcript", ""), names, bool(state.get("pending_forget"))
+        )
+    ctx.route = r
+    return {
+        "route": {
+            "intent": r.intent,
+            "needs_memory": r.needs_memory,
+            "speaker": r.speaker,
+            "time": r.time,
+            "name": r.name,
+            "plan": r.plan.describe() if r.plan else None,
+            "why": r.why,
+        },
+        "timings": {**state.get("timings", {}), "route": round(time.perf_counter() - t0, 4)},
+    }
+
+
+def after_route(state: AgentState) -> str:
+    return "recall" if state.get("route", {}).get("needs_memory") else "respond"
+
+
+# -- recall ----------------------------------------------------------------------------
+
+
+async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    ctx, agent = runtime.context, runtime.context.agent
+    t0 = time.perf_counter()
+    r = ctx.route
+    assert r is not None and r.plan is not None
+    tenant, session = state["tenant"], state["session"]
+    # a fact said a moment ago may still be queued for writing
+    await asyncio.to_thread(agent.writer.flush, tenant, agent.settings.agent.flush_timeout_s)
+    waited = round(time.perf_counter() - t0, 4)
+    plan, reference = r.plan, None
+    if r.speaker == "self":
+        if state.get("speaker_id"):
+            plan = _replace(plan, speaker=Constraint("target", state["speaker_id"]))
+        elif ctx.voice is not None and ctx.audio is not None:
+            plan = _replace(plan, speaker=Constraint("same"))
+            reference = Reference(ctx.audio, {"speaker": ctx.voice}, "")
+    hits: list[RecalledTurn] = []
+    try:
+        sessions = await asyncio.to_thread(agent.memory.sessions, tenant)
+        times = await asyncio.to_thread(agent.session_times, tenant, session)
+        window = resolve_time(
+            r.time,
+            session=session,
+            sessions=[(s.session, s.first, s.last) for s in sessions],
+            session_times=times,
+        )
+        if (
+            window.order is None
+            and not plan.content
+            and all(plan.constraint(a).mode == "any" for a in ("style", "environment"))
+        ):
+            # nothing to rank by ("what did you tell me?"): the most recent first
+            window = _replace(window, order="latest")
+        plan = _replace(plan, time=window)
+        k = FORGET_MAX if r.intent == "forget" else agent.settings.agent.recall_k
+        # requests to the memory and the agent's answers to them are not what anyone
+        # asks for: they are skipped (the memory keeps them as the conversation)
+        meta = await asyncio.to_thread(agent.meta_turns, tenant)
+        result = await asyncio.to_thread(
+            recall,
+            agent.memory,
+            tenant,
+            state.get("transcript", ""),
+            plan=plan,
+            reference=reference,
+            k=k + len(meta),
+        )
+        kept = [t for t in result.turns if t.segment.id not in meta][:k]
+        hits = agent.describe_hits(tenant, kept)
+    except UnknownTenant:
+        hits = []
+    if r.intent == "forget":
+        hits = [h for h in hits if all(e["matched"] for e in h.evidence.values())] or hits[:1]
+    ctx.hits = hits
+    _emit(Recalled(r.intent, plan.describe(), hits))
+    update: dict[str, Any] = {
+        "hits": [h.to_dict() for h in hits],
+        "timings": {
+            **state.get("timings", {}),
+            "recall": round(time.perf_counter() - t0, 4),
+            "recall_wait_writes": waited,
+        },
+    }
+    if r.intent == "forget":
+        update["pending_forget"] = [h.turn_id for h in hits]
+    return update
+
+
+def _replace(plan: Any, **changes: Any) -> Any:
+    from dataclasses import replace
+
+    return replace(plan, **changes)
+
+
+# -- respond ---------------------------------------------------------------------------
+
+
+async def respond(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    ctx, agent = runtime.context, runtime.context.agent
+    t0 = time.perf_counter()
+    r = ctx.route or Route("chat")
+    tenant = state["tenant"]
+    update: dict[str, Any] = {}
+    action: str | None = ctx.notes[0] if state.get("heard", {}).get("problem") else None
+    name = state.get("speaker_name")
+    if r.intent == "name" and r.name:
+        action = f"Nice to meet you, {r.name}. I'll know your voice from now on."
+        name = r.name
+        update["speaker_name"] = r.name
+    elif r.intent == "forget":
+        if ctx.hits:
+            quoted = "; ".join(f'"{h.transcript.strip()}"' for h in ctx.hits[:3])
+            more = f" and {len(ctx.hits) - 3} more" if len(ctx.hits) > 3 else ""
+            n = len(ctx.hits)
+            action = (
+                f"I found {n} {'turn' if n == 1 else 'turns'} to forget: {quoted}{more}. "
+                f"Shall I erase {'it' if n == 1 else 'them'} for good? Say yes to confirm."
+            )
+        else:
+            action = "I don't find anything like that to forget."
+    elif r.intent == "confirm":
+        ids = list(state.get("pending_forget") or [])
+        erased = await asyncio.to_thread(agent.erase, tenant, ids)
+        action = f"Done. I've erased {erased} {'turn' if erased == 1 else 'turns'} for good."
+        update["pending_forget"] = []
+    elif r.intent == "deny":
+        action = "All right, I'll keep them."
+        update["pending_forget"] = []
+    elif r.intent == "replay":
+        if ctx.hits:
+            top = ctx.hits[0]
+            person = top.speaker_name or ("you" if r.speaker == "self" else "someone")
+            if top.role == "agent":
+                person = "I"
+            time_words = when(top.created_at, time.time(), top.session == state["session"])
+            action = f"Here is what {person} said {time_words}."
+            ctx.replay_pcm = await asyncio.to_thread(agent.replay_pcm, tenant, top.turn_id)
+        else:
+            action = "I don't find anything like that to play."
+    if r.intent not in ("forget", "confirm", "deny") and state.get("pending_forget"):
+        update["pending_forget"] = []  # another request cancels an unconfirmed forget
+    greeting = None
+    greeted = list(state.get("greeted") or [])
+    sid = state.get("speaker_id")
+    if r.intent == "name" and name and name not in greeted:
+        greeted.append(name)  # introduced in this session: no welcome back
+        update["greeted"] = greeted
+    elif sid and name and name not in greeted:
+        greeting = f"Welcome back, {name}."
+        greeted.append(name)
+        update["greeted"] = greeted
+    prompt = Prompt(
+        user_text=state.get("transcript", ""),
+        intent=r.intent,
+        speaker_name=name,
+        asked_about=r.speaker,
+        recalled=ctx.hits,
+        history=(state.get("dialogue") or [])[-agent.settings.agent.history_turns :]
+        if agent.settings.agent.history_turns
+        else [],
+        agent_name=agent.name,
+        session=state["session"],
+        now=time.time(),
+        action=action,
+        greeting=greeting,
+        instructions=agent.instructions(state["tenant"], state["session"]),
+    )
+    ctx.text = asyncio.Queue()
+    notes = list(ctx.notes)
+    first = await _start_stream(agent, prompt, ctx.text, notes)
+    ctx.notes = notes
+    update["timings"] = {
+        **state.get("timings", {}),
+        "respond": round(time.perf_counter() - t0, 4),
+        "first_token": _since(ctx) if first else -1.0,
+    }
+    return update
+
+
+async def _start_stream(
+    agent: VoiceAgent, prompt: Prompt, out: asyncio.Queue[str | None], notes: list[str]
+) -> bool:
+    """Start the responder in a task that fills ``out``; wait for its first piece. A
+    responder that fails before saying anything is replaced by the extractive one."""
+    first = asyncio.get_running_loop().create_future()
+
+    async def pump(stream: AsyncIterator[str]) -> None:
+        said = False
+        try:
+            async for piece in stream:
+                if not said:
+                    said = True
+                    if not first.done():
+                        first.set_result(True)
+                _emit(TextDelta(piece))
+                await out.put(piece)
+        except (ResponderUnavailable, OSError) as exc:
+            if not said:
+                notes.append(
+                    f"responder {agent.responder.name} failed ({exc}); answered extractively"
+                )
+                async for piece in ExtractiveResponder().stream(prompt):
+                    if not first.done():
+                        first.set_result(True)
+                    _emit(TextDelta(piece))
+                    await out.put(piece)
+            else:
+                notes.append(f"responder {agent.responder.name} stopped mid-reply ({exc})")
+        finally:
+            if not first.done():
+                first.set_result(False)
+            await out.put(None)
+
+    task = asyncio.create_task(pump(agent.responder.stream(prompt)))
+    agent.track(task)
+    return bool(await first)
+
+
+# -- speak -----------------------------------------------------------------------------
+
+
+async def speak(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    ctx, agent = runtime.context, runtime.context.agent
+    t0 = time.perf_counter()
+    chunk_ms = agent.settings.agent.audio_chunk_ms
+    first_audio = -1.0
+    reply, buffer = "", ""
+    assert ctx.text is not None
+
+    async def say(sentence: str) -> None:
+        nonlocal first_audio
+        words = speakable(sentence)
+        if not words or ctx.control.cancelled:
+            return
+        try:
+            clip = await asyncio.to_thread(agent.synthesizer.synthesize, words)
+        except SynthesisError as exc:
+            ctx.notes.append(f"could not speak a sentence: {exc}")
+            return
+        ctx.sentences.append((len(ctx.pcm), sentence))
+        for piece in chunks(to_pcm16(clip), chunk_ms):
+            if ctx.control.cancelled:
+                return
+            ctx.pcm += piece
+            if first_audio < 0:
+                first_audio = _since(ctx)
+            _emit(AudioChunk(piece, OUTPUT_RATE, "tts"))
+
+    while True:
+        piece = await ctx.text.get()
+        if piece is None:
+            break
+        reply += piece
+        buffer += piece
+        done, buffer = split_sentences(buffer)
+        for sentence in done:
+            await say(sentence)
+    done, _ = split_sentences(buffer, final=True)
+    for sentence in done:
+        await say(sentence)
+    replayed: list[str] = []
+    if ctx.replay_pcm and not ctx.control.cancelled and ctx.hits:
+        for piece in chunks(ctx.replay_pcm, chunk_ms):
+            if ctx.control.cancelled:
+                break
+            if first_audio < 0:
+                first_audio = _since(ctx)
+            _emit(AudioChunk(piece, OUTPUT_RATE, "replay", ctx.hits[0].turn_id))
+        replayed.append(ctx.hits[0].turn_id)
+    return {
+        "reply": reply.strip(),
+        "replayed": replayed,
+        "interrupted": ctx.control.cancelled,
+        "timings": {
+            **state.get("timings", {}),
+            "first_audio": first_audio,
+            "speak": round(time.perf_counter() - t0, 4),
+        },
+    }
+
+
+# -- remember --------------------------------------------------------------------------
+
+
+async def remember(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    ctx, agent = runtime.context, runtime.context.agent
+    t0 = time.perf_counter()
+    tenant, session, turn = state["tenant"], state["session"], state.get("turn", 0)
+    r = ctx.route or Route("chat")
+    reply_text, pcm = state.get("reply", ""), bytes(ctx.pcm)
+    if ctx.control.cancelled:
+        # keep only what the listener heard
+        played = ctx.control.played_ms
+        keep = len(pcm) if played is None else min(len(pcm), int(OUTPUT_RATE * played / 1000) * 2)
+        pcm = pcm[:keep]
+        reply_text = " ".join(s for off, s in ctx.sentences if off < keep).strip()
+    meta = r.needs_memory or r.intent in ("confirm", "deny")
+    if ctx.perceived:
+        agent.remember_user(
+            tenant, session, turn, ctx.perceived, r.name if r.intent == "name" else None, meta
+        )
+    if pcm and reply_text:
+        agent.remember_agent(tenant, session, turn, pcm, reply_text, meta)
+    now = time.time()
+    entries: list[dict[str, Any]] = []
+    if state.get("transcript"):
+        entries.append(
+            {
+                "role": "user",
+                "speaker": state.get("speaker_name") or state.get("speaker_id"),
+                "text": state.get("transcript", ""),
+                "turn": turn,
+                "at": now,
+            }
+        )
+    if reply_text:
+        entries.append(
+            {"role": "agent", "speaker": agent.name, "text": reply_text, "turn": turn, "at": now}
+        )
+    timings = {**state.get("timings", {}), "remember": round(time.perf_counter() - t0, 4)}
+    timings["total"] = _since(ctx)
+    return {
+        "dialogue": entries,
+        "reply": reply_text if ctx.control.cancelled else state.get("reply", ""),
+        "notes": list(ctx.notes),
+        "timings": timings,
+    }
+
+
+def build_graph() -> StateGraph[AgentState, TurnContext, AgentState, AgentState]:
+    """The turn graph, uncompiled (the agent compiles it with its checkpointer)."""
+    graph: StateGraph[AgentState, TurnContext, AgentState, AgentState] = StateGraph(
+        AgentState, context_schema=TurnContext
+    )
+    graph.add_node("perceive", perceive)
+    graph.add_node("route", route)
+    graph.add_node("recall", recall_node)
+    graph.add_node("respond", respond)
+    graph.add_node("speak", speak)
+    graph.add_node("remember", remember)
+    graph.add_edge(START, "perceive")
+    graph.add_edge("perceive", "route")
+    graph.add_conditional_edges("route", after_route, {"recall": "recall", "respond": "respond"})
+    graph.add_edge("recall", "respond")
+    graph.add_edge("respond", "speak")
+    graph.add_edge("speak", "remember")
+    graph.add_edge("remember", END)
+    return graph
+
+
+def load_turn_audio(source: Any, sample_rate: int | None, max_seconds: float) -> Audio:
+    """The user's audio as the agent takes it: any format ``voxmem.audio`` reads."""
+    audio = load_audio(source, sample_rate=sample_rate)
+    if audio.duration > max_seconds:
+        raise InvalidAudio(
+            f"the turn is {audio.duration:.0f} s long; the agent takes turns up to "
+            f"{max_seconds:.0f} s (VOXMEM_AGENT__MAX_TURN_SECONDS)"
+        )
+    return audio
+
+
+__all__ = ["AgentState", "TurnContext", "attribution", "build_graph", "load_turn_audio"]

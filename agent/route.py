@@ -1,0 +1,515 @@
+"""Does a turn need the memory, and if so, which turns does it ask for?
+
+``Router.route(text, names)`` reads one user utterance and returns a ``Route``: the
+intent (``recall``, ``replay``, ``forget``, ``name``, ``chat``), whose turns are
+meant (``self``: the person speaking now; ``agent``: the assistant's own words; a
+known speaker's name; or anyone), the time words, and a ``RetrievalPlan`` for the
+content, style and environment (the instruction parser's). The route is symbolic:
+"the person speaking now" and "last session" become a voice, a speaker id and a
+time span only in the agent, which knows the conversation (:func:`resolve_time`).
+
+The rules are grammatical, not a list of sentences: a request about the
+conversation's past names one of its speakers (I, you, a known name, he/she,
+someone) as the subject of a speech verb, or points at a part of it ("the part
+where", "earlier", "last time"). A question about anyone else ("what did Churchill
+say") is not a memory request. ``benchmarks run routing`` measures these rules on
+a pool of requests written apart from them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from voxmem.retrievers.instruction import InstructionParser
+from voxmem.retrievers.plan import Constraint, RetrievalPlan, TimeWindow
+
+Intent = Literal["recall", "replay", "forget", "name", "confirm", "deny", "chat"]
+MEMORY_INTENTS: frozenset[str] = frozenset({"recall", "replay", "forget"})
+
+_FILLERS = re.compile(
+    r"\b(?:um+|uh+|erm|hmm+|ah|oh|okay so|ok so|so|well|like,|hey|hi|hello|please|"
+    r"you know|i mean|actually|quick question|real quick)\b[,]?\s*"
+)
+#: verbs of saying, in every form a request uses
+_SAY = (
+    r"(?:say|says|said|saying|tell|tells|told|telling|mention|mentions|mentioned|mentioning|"
+    r"talk|talks|talked|talking|speak|speaks|spoke|speaking|ask|asks|asked|asking|"
+    r"suggest|suggests|suggested|recommend|recommends|recommended|answer|answered|"
+    r"repl(?:y|ied)|respond|responded|explain|explained|describe|described|"
+    r"bring up|brought up|complain|complained|claim|claimed|promise|promised|share|shared|"
+    r"discuss|discussed|note|noted|point(?:ed)? out|state|stated|announce|announced|"
+    r"decide|decided|agree|agreed|propose|proposed|whisper|whispered|yell|yelled|"
+    r"shout|shouted|sound|sounded|sounding|laugh|laughed|cry|cried|go on about|went on about|"
+    r"ramble|rambled|rant|ranted|call|called|read|remind|reminded|warn|warned|give|gave)"
+)
+_PRONOUN = r"(?:he|she|they|someone|somebody|anyone|anybody|everyone|we|who)"
+_PAST_MARK = (
+    r"(?:earlier|before|previously|last time|the other day|yesterday|this morning|"
+    r"this afternoon|today|just now|a (?:minute|moment|second|while|few minutes) ago|"
+    r"in (?:our|the|this|that) (?:last |previous |earlier )?(?:conversation|call|chat|"
+    r"session|meeting|talk|discussion)|last (?:session|conversation|call|chat|week|night)|"
+    r"at the (?:start|beginning)|before the break|after the break|back then)"
+)
+#: the part of a conversation someone points at
+_PART = (
+    r"(?:the (?:part|bit|moment|time|section|point|place|segment|clip|recording|snippet|"
+    r"piece|stretch|turn|thing|stuff|words?|message|note|remark|comment|story)"
+    r"(?: of the conversation)? (?:where|when|in which|that|about|with)|"
+    r"(?:the )?(?:part|bit|moment) (?:where|when))"
+)
+_RECALL_CUES = [
+    # what did I / you / Dana / she say (about ...)
+    rf"\bwhat (?:did|do|does|was it|is it|was that|were|was) (?:{{subj}}) (?:\w+ )?{_SAY}\b",
+    rf"\bwhat (?:{{subj}}) (?:just |had |have |has |already |once |actually )?{_SAY}\b",
+    rf"\b(?:did|has|have|had|was|were) (?:{{subj}}) (?:ever |already |just |actually )?"
+    rf"(?:{_SAY}|been talking|mentioned)\b",
+    rf"\b(?:when|where|how|why|who) (?:did|was|were|had|has|have) (?:{{subj}}) "
+    rf"(?:\w+ )?{_SAY}\b",
+    rf"\bwho (?:{_SAY}|was (?:talking|speaking|whispering|yelling|shouting|laughing|crying))\b",
+    rf"\b(?:{{subj}}) (?:{_SAY}) (?:(?:me|you|us|him|her|them) )?(?:about|earlier|before|"
+    rf"yesterday|last time|something|that|the other day|this morning)\b.*\?",
+    r"\b(?:remind me|do you remember|can you remember|remember when|do you recall|"
+    r"can you recall|recall what|remember what|refresh my memory|jog my memory)\b"
+    r"(?! to\b)",
+    r"\bremind me (?:what|who|when|how|of what|about what|again)\b",
+    r"\bwhat (?:were|was) (?:we|i|you|they) (?:talking|saying|discussing|on about)\b",
+    r"\bwhat was (?:said|mentioned|discussed|decided|agreed)\b",
+    r"\b(?:repeat|say again|go over|run through|recap|summar(?:ize|ise))\b.*\b(?:what|said|"
+    r"told|earlier|before|last time|answer|again)\b",
+    r"\bwhat(?:'s| is| was) (?:that|the) (?:thing|name|number|address|place|date|time|"
+    r"word|one)\b.*\b(?:said|mentioned|told|talked about|gave|brought up|recommended|"
+    r"suggested)\b",
+    rf"\b(?:find|get|show|pull up|look up|search|fetch|dig up|bring up|locate|give me|"
+    rf"go back to|take me back to|jump to)\b.*{_PART}",
+    rf"^{_PART}",
+    r"\b(?:i didn't catch|i missed) (?:that|what you said|it|what|the last)\b",
+    r"^(?:sorry,? )?what did you (?:just )?say\b",
+    r"\b(?:did|have) (?:i|we) (?:ever )?(?:talk|talked|speak|spoken) about\b",
+    r"\b(?:who|which one of us|which of us) (?:brought up|mentioned|said|suggested|talked "
+    r"about|asked about)\b",
+]
+_NOT_RECALL = [
+    r"\bremind me to\b",
+    r"\bdon't (?:forget|let me forget)\b",
+    r"\bwhat (?:do|would|should|will|can|could) (?:you|i|we) (?:say|tell|call|suggest|"
+    r"recommend|think)\b",
+]
+_REPLAY = re.compile(
+    r"\b(?:play(?: back| me| us| it| that| again)?|replay|let me hear|let's hear|can i hear|"
+    r"could i hear|i want to hear|i'd like to hear|hear (?:it|that|\w+) again|listen to)\b"
+)
+_REPLAY_OBJECT = re.compile(
+    r"\b(?:said|say|says|saying|told|mentioned|talked|talking|spoke|asked|whispered|"
+    r"recording|clip|audio|voice|words|message|part|bit|moment|again|back|original|"
+    r"where|when|the way)\b"
+)
+_PLAY_MEDIA = re.compile(
+    r"\bplay (?:some|a|the|my|me a|me some|us some)? ?(?:music|song|songs|playlist|album|"
+    r"radio|podcast|jazz|rock|pop|classical|track|tune|tunes|game|video|movie|white noise|"
+    r"rain sounds|sounds of|something relaxing)\b"
+)
+_FORGET = re.compile(
+    r"\b(?:forget|erase|delete|remove|wipe|scrub|purge|get rid of|clear|drop|discard|"
+    r"throw away|don't keep|stop remembering|unremember)\b"
+)
+_FORGET_IDIOM = re.compile(
+    r"^(?:oh,? )?(?:just )?(?:forget it|forget about it|never ?mind|forget that,? never mind)"
+    r"[.!]?$|\b(?:don't|do not|never|not) (?:forget|delete|erase|remove)\b|\bforget (?:it|"
+    r"about it)[,.!]? (?:never ?mind|doesn't matter|it's fine|no worries)|\bforgot\b"
+)
+_FORGET_OBJECT = re.compile(
+    r"\b(?:said|say|told|mentioned|talked|spoke|asked|recording|recordings|clip|audio|"
+    r"voice|everything|all of|anything|what|that part|the part|the bit|turns?|messages?|"
+    r"conversation|session|history|memory|memories|words|about|my|his|her|their|yesterday|"
+    r"today|last time|earlier)\b"
+)
+_NAME = re.compile(
+    r"(?:^|[.!?,]\s*)(?:(?:hi|hello|hey)[,!]?\s+)?(?:(?:it's|it is|this is)\s+"
+    r"(?P<a>[A-Z][a-z]+)(?:\s+(?:here|speaking|again|now|calling|on the line))?\s*[.!]?\s*$|"
+    r"(?:i'm|i am|my name is|my name's|name's|call me|you can call me|the name's|"
+    r"people call me|i go by)\s+(?P<b>[A-Z][a-z]+)\b(?!\s+(?:and|said|says|is|was|will|"
+    r"would|told)\b)|(?P<c>[A-Z][a-z]+)\s+(?:here|speaking)\s*[.!]?\s*$)",
+)
+_NOT_NAMES = frozenset(
+    [
+        "A",
+        "Afraid",
+        "All",
+        "Alright",
+        "Also",
+        "Always",
+        "An",
+        "Back",
+        "Busy",
+        "Calling",
+        "Confused",
+        "Done",
+        "Down",
+        "Early",
+        "Excited",
+        "Fine",
+        "Glad",
+        "Going",
+        "Good",
+        "Great",
+        "Happy",
+        "Her",
+        "Here",
+        "Him",
+        "Home",
+        "Hungry",
+        "In",
+        "It",
+        "Just",
+        "Late",
+        "Listening",
+        "Looking",
+        "Me",
+        "My",
+        "Never",
+        "Not",
+        "Off",
+        "Ok",
+        "Okay",
+        "On",
+        "Our",
+        "Out",
+        "Over",
+        "Ready",
+        "Really",
+        "Sad",
+        "Sick",
+        "So",
+        "Sometimes",
+        "Sorry",
+        "Still",
+        "Sure",
+        "Talking",
+        "That",
+        "The",
+        "Them",
+        "Thinking",
+        "This",
+        "Tired",
+        "Today",
+        "Tomorrow",
+        "Trying",
+        "Up",
+        "Very",
+        "Well",
+        "Worried",
+        "Yesterday",
+        "You",
+        "Your",
+    ]
+)
+_CONFIRM = re.compile(
+    r"^(?:yes|yeah|yep|yup|sure|correct|right|ok|okay|confirm|confirmed|affirmative|"
+    r"do it|go ahead|please do|yes please|absolutely|definitely|that's right|delete it|"
+    r"forget it|forget them|erase it|erase them)\b"
+)
+_DENY = re.compile(
+    r"^(?:no|nope|nah|cancel|don't|do not|stop|keep|never ?mind|wait|hold on|not now|"
+    r"actually no)\b"
+)
+_SELF = r"(?:i|i've|i'd|me|my|myself|mine)"
+_AGENT_SUBJ = re.compile(
+    rf"\b(?:did you|have you|had you|were you|you (?:just |once |already |had |have )?"
+    rf"{_SAY}|your (?:answer|reply|response|suggestion|advice|recommendation|idea|tip|"
+    r"explanation|words|last (?:answer|reply|message|sentence)|summary|instructions?)|"
+    r"(?:the )?(?:assistant|agent|bot)(?:'s)? (?:said|told|answered|replied|suggested|"
+    r"answer|reply))\b"
+)
+_SELF_SUBJ = re.compile(
+    rf"\b(?:did i|have i|had i|was i|were i|i (?:just |once |already |had |have |was |"
+    rf"might have |must have |may have )?{_SAY}|my (?:words|question|answer|message|"
+    r"request|comment|remark|story|note|own words|own voice|voice)|by me|from me|"
+    r"of mine|i was (?:talking|saying|whispering|yelling|laughing|crying|speaking))\b"
+)
+_TIME = [
+    (
+        "before_break",
+        r"\bbefore (?:the|our|we took (?:a|the|our)|a) (?:break|pause|"
+        r"interruption|lunch)\b|\bbefore we (?:paused|stopped|took a break|broke)\b",
+    ),
+    (
+        "after_break",
+        r"\bafter (?:the|our|a) (?:break|pause|interruption|lunch)\b|"
+        r"\bsince (?:the|our) (?:break|pause)\b|\bafter we (?:came back|resumed|got back)\b",
+    ),
+    (
+        "first",
+        r"\b(?:the )?(?:very )?first (?:thing|things|words?|sentence|question|"
+        r"time|one)\b|\bat the (?:very )?(?:start|beginning)\b|\bto begin with\b|"
+        r"\bstarted (?:with|by)\b|\bopened with\b",
+    ),
+    (
+        "last_session",
+        r"\b(?:last|previous|prior|our last|the other|earlier) (?:session|"
+        r"conversation|call|chat|talk|meeting)\b|\blast time\b|\bthe time before\b|"
+        r"\bthe other day\b",
+    ),
+    (
+        "latest",
+        r"\b(?:the )?(?:very )?last (?:thing|things|words?|sentence|answer|reply|"
+        r"one|message|bit)\b|\bmost recent(?:ly)?\b|\blatest\b|\bdidn't catch (?:that|it)\b|"
+        r"\bi missed (?:that|it)\b|^(?:sorry,? )?what did you (?:just )?say\??$",
+    ),
+    ("yesterday", r"\byesterday\b|\blast night\b"),
+    ("today", r"\b(?:earlier )?today\b|\bthis (?:morning|afternoon|evening)\b|\btonight\b"),
+    (
+        "this_session",
+        r"\b(?:just now|a (?:minute|moment|second|few minutes|little while|"
+        r"while) ago|earlier in (?:this|the|our) (?:conversation|call|chat|session)|in this "
+        r"(?:conversation|call|chat|session)|so far|(?:i|you|we|he|she) just (?:said|told|"
+        r"mentioned|asked|talked))\b",
+    ),
+]
+_TIME_WORDS = re.compile(
+    "|".join(p for _, p in _TIME)
+    + r"|\b(?:earlier|before|previously|in (?:our|the) (?:conversation|call|chat|session))\b"
+)
+
+
+@dataclass(frozen=True)
+class Route:
+    """What one user turn asks of the agent."""
+
+    intent: Intent
+    #: whose turns: "any", "self" (the person speaking now), "agent", or a known name
+    speaker: str = "any"
+    #: the content, style and environment to look for (None when no lookup)
+    plan: RetrievalPlan | None = None
+    #: the time words' meaning: today, yesterday, this_session, last_session, first,
+    #: latest, before_break, after_break
+    time: str | None = None
+    #: the name a self-introduction gives
+    name: str | None = None
+    #: for reports: which rule decided
+    why: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def needs_memory(self) -> bool:
+        return self.intent in MEMORY_INTENTS
+
+    @property
+    def role(self) -> str | None:
+        return "agent" if self.speaker == "agent" else None
+
+
+class Router:
+    """Rules over the utterance's grammar, plus the instruction parser for the plan."""
+
+    def __init__(self, parser: InstructionParser | None = None, agent_name: str = "Vox") -> None:
+        self.parser = parser or InstructionParser()
+        self.agent_name = agent_name
+
+    def route(
+        self,
+        text: str,
+        speaker_names: Sequence[str] = (),
+        pending_confirmation: bool = False,
+    ) -> Route:
+        raw = " ".join(text.replace("’", "'").split())
+        low = raw.lower()
+        clean = _FILLERS.sub("", low).strip(" ,")
+        names = [n for n in speaker_names if n and n.lower() != self.agent_name.lower()]
+
+        if pending_confirmation:
+            if _CONFIRM.search(clean) and not _DENY.search(clean):
+                return Route("confirm", why="confirmation")
+            if _DENY.search(clean):
+                return Route("deny", why="refusal")
+
+        name = _introduced_name(raw)
+        if name and not _asks_about_past(clean, names):
+            return Route("name", name=name, why="self-introduction")
+
+        if _FORGET.search(clean) and not _FORGET_IDIOM.search(clean):
+            target = _FORGET.split(clean, maxsplit=1)[-1]
+            if _FORGET_OBJECT.search(target) or _names_in(target, names):
+                return self._lookup("forget", raw, clean, names, "forget verb + object")
+
+        if _REPLAY.search(clean) and not _PLAY_MEDIA.search(clean):
+            target = _REPLAY.split(clean, maxsplit=1)[-1]
+            if _REPLAY_OBJECT.search(target) or _names_in(target, names):
+                return self._lookup("replay", raw, clean, names, "play verb + past speech")
+
+        if _asks_about_past(clean, names):
+            return self._lookup("recall", raw, clean, names, "question about the past")
+        return Route("chat", why="no memory cue")
+
+    def _lookup(
+        self, intent: Intent, raw: str, clean: str, names: Sequence[str], why: str
+    ) -> Route:
+        named = _names_in(clean, names)
+        if _SELF_SUBJ.search(clean) and not (
+            _AGENT_SUBJ.search(clean) and _first(_AGENT_SUBJ, clean) < _first(_SELF_SUBJ, clean)
+        ):
+            speaker = "self"
+        elif _AGENT_SUBJ.search(clean) or re.search(
+            rf"\b{re.escape(self.agent_name.lower())}\b", clean
+        ):
+            speaker = "agent"
+        elif named:
+            speaker = named[0]
+        else:
+            speaker = "any"
+        if named and speaker in ("self", "agent") and not _speaks_as_subject(clean, speaker):
+            speaker = named[0]
+        time = next((label for label, p in _TIME if re.search(p, clean)), None)
+        plan = self._plan(clean, names, speaker, time)
+        return Route(intent, speaker=speaker, plan=plan, time=time, why=why)
+
+    def _plan(
+        self, clean: str, names: Sequence[str], speaker: str, time: str | None
+    ) -> RetrievalPlan:
+        # time words and the request's own verbs are not content
+        text = _TIME_WORDS.sub(" ", clean)
+        text = re.sub(
+            r"\b(?:play(?: back)?|replay|let me hear|can i hear|i want to hear|forget|erase|"
+            r"delete|remove|wipe|remind me|do you remember|did you|did i|again|back|please)\b",
+            " ",
+            text,
+        )
+        # the verbs of saying carry no content ("what did you tell me" asks for anything)
+        text = re.sub(rf"\b{_SAY}\b(?! (?:about|regarding|concerning|that|of|on)\b)", " ", text)
+        plan = self.parser.parse(text, False, list(names))
+        speaker_c = plan.speaker
+        if speaker in ("self", "agent", "any"):
+            speaker_c = Constraint()
+        elif speaker_c.mode != "target":
+            speaker_c = Constraint("target", speaker)
+        content = plan.content
+        if content:
+            drop = {n.lower() for n in names} | {self.agent_name.lower()}
+            words = [w for w in content.split() if w not in drop]
+            content = " ".join(words) or None
+        return replace(
+            plan,
+            content=content,
+            content_from_reference=False,
+            speaker=speaker_c,
+            role="agent" if speaker == "agent" else ("user" if speaker == "self" else None),
+            time=TimeWindow(label=time),
+        )
+
+
+def _first(pattern: re.Pattern[str], text: str) -> int:
+    m = pattern.search(text)
+    return m.start() if m else 10**9
+
+
+def _speaks_as_subject(text: str, who: str) -> bool:
+    """Whether "I" / "you" is the one who spoke, not just the one asking or being told
+    ("what did Dana tell me" is about Dana)."""
+    pattern = _SELF_SUBJ if who == "self" else _AGENT_SUBJ
+    m = pattern.search(text)
+    return bool(m and not re.match(r"(?:by me|from me|of mine)", m.group(0)))
+
+
+def _names_in(text: str, names: Sequence[str]) -> list[str]:
+    found = []
+    for n in names:
+        if re.search(rf"(?<![\w-]){re.escape(n.lower())}(?:'s)?(?![\w-])", text):
+            found.append(n)
+    return found
+
+
+def _introduced_name(raw: str) -> str | None:
+    m = _NAME.search(raw.replace("I'M", "I'm").replace("i'm", "i'm"))
+    if m is None:
+        # ASR output may be lower case: accept "i'm dana" only in the explicit forms
+        m2 = re.search(
+            r"\b(?:my name is|my name's|call me|you can call me|this is|i'm|i am)\s+"
+            r"([a-z]+)(?:\s+(?:speaking|here|again))?\s*[.!]?\s*$",
+            raw.lower(),
+        )
+        if m2 and m2.group(1).capitalize() not in _NOT_NAMES and _short_intro(raw):
+            return m2.group(1).capitalize()
+        return None
+    name = m.group("a") or m.group("b") or m.group("c")
+    if name in _NOT_NAMES:
+        return None
+    return name
+
+
+def _short_intro(raw: str) -> bool:
+    return len(raw.split()) <= 8
+
+
+def _asks_about_past(clean: str, names: Sequence[str]) -> bool:
+    if any(re.search(p, clean) for p in _NOT_RECALL) and not re.search(
+        r"\bremind me (?:what|who|when|how|of what|about what)\b", clean
+    ):
+        return False
+    subjects = [_SELF, r"you", _PRONOUN, r"the (?:assistant|agent|bot)"] + [
+        re.escape(n.lower()) for n in names
+    ]
+    subj = "|".join(subjects)
+    for cue in _RECALL_CUES:
+        if re.search(cue.replace("{subj}", subj), clean):
+            # a third party ("what did Churchill say") is not a speaker of this memory
+            return True
+    # "what did X say" about someone who is not a speaker here is general knowledge,
+    # unless the words point back at the conversation
+    return bool(
+        re.search(rf"\b{_SAY}\b", clean)
+        and re.search(_PAST_MARK, clean)
+        and re.search(rf"\b(?:{subj})\b", clean)
+    )
+
+
+def resolve_time(
+    label: str | None,
+    *,
+    session: str,
+    sessions: Sequence[tuple[str, float, float]] = (),
+    session_times: Sequence[float] = (),
+    now: float | None = None,
+) -> TimeWindow:
+    """The concrete window for a time label.
+
+    ``sessions``: the tenant's sessions as (id, first, last) storage times, oldest
+    first; ``session_times``: when the current session's turns were stored. "Last
+    session" is the latest other session that began before this one; a break is the
+    longest pause between the current session's turns."""
+    if label is None:
+        return TimeWindow()
+    now = dt.datetime.now().timestamp() if now is None else now
+    midnight = dt.datetime.fromtimestamp(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    if label == "today":
+        return TimeWindow(after=midnight.timestamp(), label=label)
+    if label == "yesterday":
+        start = midnight - dt.timedelta(days=1)
+        return TimeWindow(after=start.timestamp(), before=midnight.timestamp(), label=label)
+    if label == "this_session":
+        return TimeWindow(session=session, label=label)
+    if label == "last_session":
+        current = next((s for s in sessions if s[0] == session), None)
+        began = current[1] if current else now
+        earlier = [s for s in sessions if s[0] != session and s[1] <= began]
+        if not earlier:
+            return TimeWindow(session="\0none", label=label)
+        return TimeWindow(session=earlier[-1][0], label=label)
+    if label in ("first", "latest"):
+        return TimeWindow(order="first" if label == "first" else "latest", label=label)
+    if label in ("before_break", "after_break"):
+        times = sorted(session_times)
+        if len(times) < 2:
+            return TimeWindow(session=session, label=label)
+        gaps = [(times[i + 1] - times[i], i) for i in range(len(times) - 1)]
+        _, i = max(gaps)
+        cut = (times[i] + times[i + 1]) / 2
+        if label == "before_break":
+            return TimeWindow(session=session, before=cut, label=label)
+        return TimeWindow(session=session, after=cut, label=label)
+    return TimeWindow(label=label)
+
+
+__all__ = ["MEMORY_INTENTS", "Intent", "Route", "Router", "resolve_time"]
