@@ -327,3 +327,13 @@ def demo(
 
 def main() -> None:
     app()
+
+
+def _register_more_commands() -> None:
+    """Commands that live in their own modules."""
+    from voxmem.cli_chat import chat
+
+    app.command(name="chat")(chat)
+
+
+_register_more_commands()
