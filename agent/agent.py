@@ -254,6 +254,77 @@ class VoiceAgent:
         assert result is not None
         return result
 
+    async def observe(
+        self,
+        tenant: str,
+        session: str,
+        *,
+        audio: AudioSource | Audio | None = None,
+        text: str | None = None,
+        role: str = "user",
+        sample_rate: int | None = None,
+    ) -> Heard | None:
+        """Take in a turn without answering it: a user's ``audio`` is perceived and
+        remembered exactly as in a live turn; an agent's ``text`` is spoken in the
+        agent's voice and remembered as its turn. Both join the session's dialogue.
+        This is how a past conversation (a benchmark's history) enters the agent."""
+        tenant = check_tenant(tenant)
+        await self.start()
+        lock = self._session_locks.setdefault((tenant, session), asyncio.Lock())
+        config = {"configurable": {"thread_id": f"{tenant}/{session}"}}
+        async with lock:
+            snap = await self._graph.aget_state(config)
+            turn_no = int((snap.values or {}).get("turn", 0)) + 1
+            entry: dict[str, Any]
+            heard: Heard | None = None
+            if role == "agent":
+                if not text:
+                    raise ValueError("an agent turn to observe is text: pass text='...'")
+                from voxmem.agent.speak import speakable, split_sentences, to_pcm16
+
+                sentences, _ = split_sentences(text, final=True)
+                pcm = b"".join(
+                    [
+                        to_pcm16(await asyncio.to_thread(self.synthesizer.synthesize, speakable(s)))
+                        for s in sentences
+                        if speakable(s)
+                    ]
+                )
+                if pcm:
+                    self.remember_agent(tenant, session, turn_no, pcm, text)
+                entry = {"role": "agent", "speaker": self.name, "text": text}
+            elif role == "user":
+                if audio is None:
+                    raise ValueError("a user turn to observe is audio: pass audio=...")
+                clip = await asyncio.to_thread(
+                    load_turn_audio, audio, sample_rate, self.settings.agent.max_turn_seconds
+                )
+                turns = [
+                    t
+                    for t in await asyncio.to_thread(self.perceive_audio, clip)
+                    if t.transcript.strip()
+                ]
+                transcript = " ".join(t.transcript.strip() for t in turns)
+                if turns:
+                    self.remember_user(tenant, session, turn_no, turns, None)
+                heard = Heard(
+                    transcript,
+                    None,
+                    None,
+                    spans=[(t.start, t.end) for t in turns],
+                    problem=None if turns else "no speech",
+                )
+                entry = {"role": "user", "speaker": None, "text": transcript}
+            else:
+                raise ValueError(f"role must be user or agent, got {role!r}")
+            entry.update({"turn": turn_no, "at": time.time()})
+            await self._graph.aupdate_state(
+                config,
+                {"tenant": tenant, "session": session, "turn": turn_no, "dialogue": [entry]},
+                as_node="remember",
+            )
+        return heard
+
     async def dialogue(self, tenant: str, session: str) -> list[dict[str, Any]]:
         """The session's running dialogue, as the checkpoint holds it."""
         await self.start()
