@@ -311,7 +311,7 @@ class VoiceAgent:
                     transcript,
                     None,
                     None,
-                    spans=[(t.start, t.end) for t in turns],
+                    spans=[(float(t.start), float(t.end)) for t in turns],
                     problem=None if turns else "no speech",
                 )
                 entry = {"role": "user", "speaker": None, "text": transcript}
