@@ -72,6 +72,15 @@ _RECALL_CUES = [
     rf"\bwho (?:{_SAY}|was (?:talking|speaking|whispering|yelling|shouting|laughing|crying))\b",
     rf"\b(?:{{subj}}) (?:{_SAY}) (?:(?:me|you|us|him|her|them) )?(?:about|earlier|before|"
     rf"yesterday|last time|something|that|the other day|this morning)\b.*\?",
+    # "the first thing I said", "the restaurant you recommended", "the name Dana gave"
+    rf"\b(?:thing|things|stuff|word|words|question|one|bit|part|story|name|number|address|"
+    rf"place|idea|advice|tip|recommendation|restaurant|book|movie|song|date|time)s? "
+    rf"(?:that |which )?(?:{{subj}}) (?:just |had |have |once |already )?{_SAY}\b",
+    # "what was Dana's idea", "what was your suggestion", "what was my answer"
+    r"\bwhat(?:'s| is| was| were)\b.*\b(?:{subj_poss}) (?:\w+ )?(?:idea|ideas|suggestion|"
+    r"advice|answer|reply|response|story|plan|question|recommendation|point|comment|remark|"
+    r"words|opinion|take|news|excuse|reason|tip|joke|argument|complaint|request|message|"
+    r"explanation|guess|pick|choice|favorite|favourite)s?\b",
     r"\b(?:remind me|do you remember|can you remember|remember when|do you recall|"
     r"can you recall|recall what|remember what|refresh my memory|jog my memory)\b"
     r"(?! to\b)",
@@ -358,6 +367,8 @@ class Router:
             speaker = "agent"
         elif named:
             speaker = named[0]
+        elif re.search(r"\b(?:my|mine|me)\b", clean):
+            speaker = "self"  # "what's my favourite colour?": something I said
         else:
             speaker = "any"
         if named and speaker in ("self", "agent") and not _speaks_as_subject(clean, speaker):
@@ -379,16 +390,17 @@ class Router:
         )
         # the verbs of saying carry no content ("what did you tell me" asks for anything)
         text = re.sub(rf"\b{_SAY}\b(?! (?:about|regarding|concerning|that|of|on)\b)", " ", text)
-        plan = self.parser.parse(text, False, list(names))
-        speaker_c = plan.speaker
+        # names are handled here (a filter), so the parser sees none: a named speaker
+        # must not make it drop the topic as "leftover words beside an attribute"
+        plan = self.parser.parse(text, False, [])
         if speaker in ("self", "agent", "any"):
             speaker_c = Constraint()
-        elif speaker_c.mode != "target":
+        else:
             speaker_c = Constraint("target", speaker)
         content = plan.content
         if content:
             drop = {n.lower() for n in names} | {self.agent_name.lower()}
-            words = [w for w in content.split() if w not in drop]
+            words = [w for w in content.split() if w.removesuffix("'s") not in drop]
             content = " ".join(words) or None
         return replace(
             plan,
@@ -452,8 +464,12 @@ def _asks_about_past(clean: str, names: Sequence[str]) -> bool:
         re.escape(n.lower()) for n in names
     ]
     subj = "|".join(subjects)
+    possessive = "|".join(
+        [r"my", r"your", r"his", r"her", r"their", r"our"]
+        + [rf"{re.escape(n.lower())}'s" for n in names]
+    )
     for cue in _RECALL_CUES:
-        if re.search(cue.replace("{subj}", subj), clean):
+        if re.search(cue.replace("{subj_poss}", possessive).replace("{subj}", subj), clean):
             # a third party ("what did Churchill say") is not a speaker of this memory
             return True
     # "what did X say" about someone who is not a speaker here is general knowledge,

@@ -82,6 +82,14 @@ def _recall(
     return run_recall(out=out, seed=seed, quick=quick, console=console)
 
 
+def _routing(
+    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None, **_: object
+) -> Report:
+    from voxmem.benchmarks.routing_bench import run_routing
+
+    return run_routing(out=out, seed=seed, quick=quick, console=console)
+
+
 def _inspire(**kw: Any) -> Report:
     from voxmem.benchmarks.retrieval.inspire import run_inspire
 
@@ -126,6 +134,12 @@ RUNNERS: dict[str, Runner] = {
             "instruction parsing: plan accuracy per attribute and per same/target kind on "
             "held-out wordings",
             _plans,
+        ),
+        Runner(
+            "routing",
+            "the agent's memory/no-memory decision and its plan (speaker, role, style, "
+            "environment, time, topic) on a frozen pool of conversational requests",
+            _routing,
         ),
         Runner(
             "recall",

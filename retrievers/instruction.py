@@ -131,6 +131,15 @@ MIN_BARE_CONTENT = 3
 
 #: words that name a sound but are more often a topic; they need a background cue
 AMBIGUOUS_SOUNDS = {
+    "bar",
+    "pub",
+    "radio",
+    "singing",
+    "beep",
+    "fridge",
+    "humming",
+    "buzzing",
+    "fountain",
     "party",
     "restaurant",
     "cafe",

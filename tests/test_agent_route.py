@@ -1,0 +1,92 @@
+"""The router's rules on the developers' own wordings (the tuning set). The honest
+figure is `benchmarks run routing` on a pool written apart from these rules."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from voxmem.agent.route import Router, resolve_time
+
+NAMES = ["Dana", "Marco"]
+
+
+@pytest.fixture(scope="module")
+def router() -> Router:
+    return Router(agent_name="Vox")
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "speaker", "time", "topic"),
+    [
+        ("What did I say about the budget?", "recall", "self", None, "budget"),
+        ("what did you tell me about the hotel", "recall", "agent", None, "hotel"),
+        ("What did Dana say about the train tickets?", "recall", "Dana", None, "train"),
+        ("Remind me what Marco said yesterday about dinner", "recall", "Marco", "yesterday", "dinner"),
+        ("What was the first thing I said?", "recall", "self", "first", None),
+        ("what did we talk about last time", "recall", "any", "last_session", None),
+        ("What did you say before the break?", "recall", "agent", "before_break", None),
+        ("Play what Dana said about the budget.", "replay", "Dana", None, "budget"),
+        ("Can I hear that part again where Marco talks about the garden?", "replay", "Marco", None, "garden"),
+        ("Forget what I said about my address.", "forget", "self", None, "address"),
+        ("Please delete everything Marco said today", "forget", "Marco", "today", None),
+        ("I'm Dana.", "name", "any", None, None),
+        ("Hi, this is Marco speaking", "name", "any", None, None),
+        ("Hello there!", "chat", "any", None, None),
+        ("The budget for the trip is four thousand euros.", "chat", "any", None, None),
+        ("What did Churchill say about democracy?", "chat", "any", None, None),
+        ("Remind me to buy milk tomorrow.", "chat", "any", None, None),
+        ("Play some jazz.", "chat", "any", None, None),
+        ("Forget it, never mind.", "chat", "any", None, None),
+        ("I'm tired today.", "chat", "any", None, None),
+    ],
+)
+def test_routes(router: Router, text: str, intent: str, speaker: str, time: str | None, topic: str | None) -> None:
+    r = router.route(text, NAMES)
+    assert r.intent == intent, (text, r)
+    if r.needs_memory:
+        assert r.speaker == speaker
+        assert r.time == time
+        assert r.plan is not None
+        if topic is None:
+            assert r.plan.content is None or topic is None
+        else:
+            assert r.plan.content is not None and topic in r.plan.content
+        assert r.plan.role == ("agent" if speaker == "agent" else "user" if speaker == "self" else None)
+
+
+def test_names_come_from_a_self_introduction(router: Router) -> None:
+    assert router.route("I'm Dana.", NAMES).name == "Dana"
+    assert router.route("my name is priya", NAMES).name == "Priya"
+    assert router.route("I'm sorry", NAMES).intent != "name"
+
+
+def test_style_and_environment_become_targets(router: Router) -> None:
+    r = router.route("When did Dana sound sad?", NAMES)
+    assert r.intent == "recall" and r.plan is not None
+    assert str(r.plan.style) == "target:sad" and r.speaker == "Dana"
+    r = router.route("What did Marco say with rain in the background?", NAMES)
+    assert r.plan is not None and str(r.plan.environment) == "target:rain"
+
+
+def test_confirmation_only_when_a_forget_waits(router: Router) -> None:
+    assert router.route("yes", NAMES, pending_confirmation=True).intent == "confirm"
+    assert router.route("no, keep it", NAMES, pending_confirmation=True).intent == "deny"
+    assert router.route("yes", NAMES).intent == "chat"
+
+
+def test_time_labels_become_windows() -> None:
+    now = time.mktime((2026, 12, 1, 15, 0, 0, 0, 0, -1))
+    today = resolve_time("today", session="s2", now=now)
+    assert today.after is not None and today.after <= now and now - today.after < 86400
+    yesterday = resolve_time("yesterday", session="s2", now=now)
+    assert yesterday.before == today.after and yesterday.after == today.after - 86400
+    sessions = [("s0", 10.0, 20.0), ("s1", 30.0, 40.0), ("s2", 50.0, 60.0)]
+    assert resolve_time("last_session", session="s2", sessions=sessions, now=now).session == "s1"
+    assert resolve_time("this_session", session="s2", now=now).session == "s2"
+    brk = resolve_time("before_break", session="s2", session_times=[1, 2, 3, 100, 101], now=now)
+    assert brk.session == "s2" and brk.before == pytest.approx(51.5)
+    after = resolve_time("after_break", session="s2", session_times=[1, 2, 3, 100, 101], now=now)
+    assert after.after == pytest.approx(51.5)
+    assert resolve_time("first", session="s2", now=now).order == "first"
