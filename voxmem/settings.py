@@ -110,6 +110,43 @@ class AgentSettings(BaseModel):
     flush_timeout_s: float = Field(default=120.0, ge=0)
 
 
+class ServerSettings(BaseModel):
+    """The websocket voice server (``voxmem serve``): where it listens, who may connect,
+    turn taking defaults, and the limits that keep one session from hurting the others."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    #: sha256 hex digest of a bearer token -> its tenant (tokens themselves are never stored)
+    tokens: dict[str, str] = Field(default_factory=dict)
+    #: a file of "<sha256 hex> <tenant>" lines, read at start (``voxmem serve token``)
+    token_file: Path | None = None
+    max_sessions: int = Field(default=32, ge=1)
+    #: larger client messages are answered with an error; the session goes on
+    max_message_bytes: int = Field(default=1 << 20, ge=1024)
+    #: frames larger than this close the connection (1009): they are not even read
+    max_frame_bytes: int = Field(default=16 << 20, ge=1024)
+    max_session_seconds: float = Field(default=3600.0, gt=0)
+    #: input audio a session may send, in seconds of audio per second, sustained...
+    max_audio_rate: float = Field(default=8.0, gt=0)
+    #: ...after a burst of this many seconds (a whole recorded turn sent at once)
+    audio_burst_seconds: float = Field(default=120.0, gt=0)
+    #: uncommitted input audio kept (push-to-talk), seconds
+    max_buffer_seconds: float = Field(default=120.0, gt=0)
+    #: server events queued for a slow client before the server waits on it...
+    send_queue: int = Field(default=512, ge=8)
+    #: ...and how long it waits before closing the connection (1008)
+    send_timeout_s: float = Field(default=10.0, gt=0)
+    #: after a barge-in, how long a reply waits for the client's truncate before storing
+    truncate_wait_ms: int = Field(default=500, ge=0)
+    #: streaming speech detector: silero (the shipped model) or energy (a level gate)
+    vad: Literal["silero", "energy"] = "silero"
+    vad_threshold: float = Field(default=0.5, gt=0, lt=1)
+    prefix_padding_ms: int = Field(default=300, ge=0)
+    silence_duration_ms: int = Field(default=500, ge=0)
+    #: load every model at start rather than on the first turn
+    warm_up: bool = True
+
+
 def _default_data_dir() -> Path:
     return Path.home() / ".local" / "share" / "voxmem"
 
@@ -156,6 +193,7 @@ class Settings(BaseSettings):
     llm: LlmSettings = Field(default_factory=lambda: LlmSettings())
     tts: TtsSettings = Field(default_factory=lambda: TtsSettings())
     agent: AgentSettings = Field(default_factory=lambda: AgentSettings())
+    server: ServerSettings = Field(default_factory=lambda: ServerSettings())
 
     @field_validator("data_dir", "cache_dir", mode="after")
     @classmethod
