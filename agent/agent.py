@@ -216,8 +216,7 @@ class VoiceAgent:
             }
             if problem is not None:
                 inputs["input_text"] = ""
-                inputs["heard"] = {"problem": problem}
-                context.notes.append(problem)
+                context.problem = problem
             final: dict[str, Any] = {}
             heard: Heard | None = None
             async for mode, chunk in self._graph.astream(
@@ -225,8 +224,6 @@ class VoiceAgent:
             ):
                 if mode == "custom":
                     if isinstance(chunk, Heard):
-                        if problem is not None:
-                            chunk = Heard("", None, None, problem=problem)
                         heard = chunk
                     yield chunk
                 else:
@@ -466,7 +463,7 @@ class VoiceAgent:
 
         def write() -> Any:
             clip = load_audio(samples, sample_rate=OUTPUT_RATE)
-            speaker = self._agent_speaker(tenant, clip)
+            speaker = self._agent_speaker(tenant)
             with self._perception_lock:
                 perceived = self.memory.perception.perceive_segment(clip, transcript=text)
             stored = self.memory.add_perceived(
@@ -483,9 +480,9 @@ class VoiceAgent:
 
         self.writer.submit(tenant, f"agent turn {turn} of {session}", write)
 
-    def _agent_speaker(self, tenant: str, clip: Audio) -> str:
-        """The agent's own voice, a known speaker named after the agent (enrolled from
-        its first reply in a tenant)."""
+    def _agent_speaker(self, tenant: str) -> str:
+        """The agent's own voice, a known speaker named after the agent, enrolled once
+        per tenant from a fixed sentence in its voice."""
         known = self._agent_voice.get(tenant)
         if known is not None:
             return known
@@ -494,6 +491,9 @@ class VoiceAgent:
         except UnknownTenant:
             found = None
         if found is None:
+            clip = self.synthesizer.synthesize(
+                f"Hello, I'm {self.name}. I remember what we say, and who said it."
+            )
             with self._perception_lock:
                 found = self.memory.enroll_speaker(tenant, self.name, clip)
         self._agent_voice[tenant] = found.id

@@ -84,6 +84,8 @@ class TurnContext:
     audio: Audio | None
     control: TurnControl
     began: float
+    #: why the turn's audio could not be used (it never reached perceive)
+    problem: str | None = None
     perceived: list[PerceivedTurn] = field(default_factory=list)
     voice: np.ndarray | None = None
     route: Route | None = None
@@ -113,7 +115,7 @@ async def perceive(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
     t0 = time.perf_counter()
     tenant = state["tenant"]
     speaker_id, speaker_name = state.get("speaker_id"), state.get("speaker_name")
-    problem = None
+    problem = ctx.problem
     transcript = state.get("input_text") or ""
     style: dict[str, float] = {}
     environment: dict[str, float] = {}
@@ -137,6 +139,8 @@ async def perceive(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
                 speaker_id, speaker_name = known.id, known.name
             else:
                 speaker_id, speaker_name = None, None
+    if problem:
+        ctx.notes.append(problem)
     heard = Heard(
         transcript,
         speaker_id,
@@ -147,8 +151,6 @@ async def perceive(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
         problem,
     )
     _emit(heard)
-    if problem:
-        ctx.notes.append(problem)
     return {
         "transcript": transcript,
         "speaker_id": speaker_id,
@@ -427,6 +429,7 @@ async def speak(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str, A
             if first_audio < 0:
                 first_audio = _since(ctx)
             _emit(AudioChunk(piece, OUTPUT_RATE, "tts"))
+            await asyncio.sleep(0)  # let the listener act (barge-in) between chunks
 
     while True:
         piece = await ctx.text.get()
@@ -448,6 +451,7 @@ async def speak(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str, A
             if first_audio < 0:
                 first_audio = _since(ctx)
             _emit(AudioChunk(piece, OUTPUT_RATE, "replay", ctx.hits[0].turn_id))
+            await asyncio.sleep(0)
         replayed.append(ctx.hits[0].turn_id)
     return {
         "reply": reply.strip(),

@@ -69,8 +69,7 @@ class PiperSynthesizer:
             raise SynthesisError("nothing to say: the text is empty")
         with self._lock:
             chunks = [
-                c.audio_float_array
-                for c in self._voice.synthesize(text, syn_config=self._config)
+                c.audio_float_array for c in self._voice.synthesize(text, syn_config=self._config)
             ]
         samples = np.concatenate(chunks) if chunks else np.zeros(0, np.float32)
         rate = int(self._voice.config.sample_rate)

@@ -17,7 +17,7 @@ SPACES: tuple[str, ...] = ("text", "speaker", "style", "environment")
 #: kept in the catalog with the segment but not indexed: raw style functionals, from
 #: which a speaker's usual way of talking (their style baseline) is averaged
 RAW_SPACES: tuple[str, ...] = ("style_raw",)
-_TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_TENANT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 class StoreError(VoxmemError):
@@ -60,7 +60,7 @@ def check_tenant(tenant: object) -> str:
             "every read and write names a tenant: pass tenant='...' (letters, "
             "digits, '_', '.', '-', up to 64 characters)"
         )
-    if not _TENANT.match(tenant):
+    if not _TENANT.fullmatch(tenant):
         raise TenantRequired(
             f"tenant {tenant!r} is not a valid id: use letters, digits, "
             "'_', '.', '-', starting with a letter or digit, up to 64 characters"

@@ -23,12 +23,24 @@ def router() -> Router:
         ("What did I say about the budget?", "recall", "self", None, "budget"),
         ("what did you tell me about the hotel", "recall", "agent", None, "hotel"),
         ("What did Dana say about the train tickets?", "recall", "Dana", None, "train"),
-        ("Remind me what Marco said yesterday about dinner", "recall", "Marco", "yesterday", "dinner"),
+        (
+            "Remind me what Marco said yesterday about dinner",
+            "recall",
+            "Marco",
+            "yesterday",
+            "dinner",
+        ),
         ("What was the first thing I said?", "recall", "self", "first", None),
         ("what did we talk about last time", "recall", "any", "last_session", None),
         ("What did you say before the break?", "recall", "agent", "before_break", None),
         ("Play what Dana said about the budget.", "replay", "Dana", None, "budget"),
-        ("Can I hear that part again where Marco talks about the garden?", "replay", "Marco", None, "garden"),
+        (
+            "Can I hear that part again where Marco talks about the garden?",
+            "replay",
+            "Marco",
+            None,
+            "garden",
+        ),
         ("Forget what I said about my address.", "forget", "self", None, "address"),
         ("Please delete everything Marco said today", "forget", "Marco", "today", None),
         ("I'm Dana.", "name", "any", None, None),
@@ -42,7 +54,9 @@ def router() -> Router:
         ("I'm tired today.", "chat", "any", None, None),
     ],
 )
-def test_routes(router: Router, text: str, intent: str, speaker: str, time: str | None, topic: str | None) -> None:
+def test_routes(
+    router: Router, text: str, intent: str, speaker: str, time: str | None, topic: str | None
+) -> None:
     r = router.route(text, NAMES)
     assert r.intent == intent, (text, r)
     if r.needs_memory:
@@ -53,7 +67,9 @@ def test_routes(router: Router, text: str, intent: str, speaker: str, time: str 
             assert r.plan.content is None or topic is None
         else:
             assert r.plan.content is not None and topic in r.plan.content
-        assert r.plan.role == ("agent" if speaker == "agent" else "user" if speaker == "self" else None)
+        assert r.plan.role == (
+            "agent" if speaker == "agent" else "user" if speaker == "self" else None
+        )
 
 
 def test_names_come_from_a_self_introduction(router: Router) -> None:

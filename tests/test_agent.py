@@ -1,0 +1,285 @@
+"""The agent's graph with fake encoders and a humming voice: routing into the memory,
+who-said-what, replay, naming, confirmed forgets, checkpoints, bad input, barge-in and
+the write queue. tests/test_agent_e2e.py runs the same conversation with the shipped
+models."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.agent_helpers import HummingSynthesizer, KeyedTranscriber, fake_memory, said
+from voxmem.agent import (
+    AudioChunk,
+    Heard,
+    OpenAIResponder,
+    Recalled,
+    TextDelta,
+    TurnControl,
+    TurnDone,
+    VoiceAgent,
+)
+from voxmem.agent.speak import OUTPUT_RATE, to_pcm16
+from voxmem.memory.records import TenantRequired, UnknownSegment
+
+DANA, MARCO, PRIYA = 1, 2, 3
+
+
+def make_agent(root: Path, **kw: object) -> tuple[VoiceAgent, KeyedTranscriber]:
+    memory, asr = fake_memory(root)
+    return VoiceAgent(memory, synthesizer_=HummingSynthesizer(), **kw), asr  # type: ignore[arg-type]
+
+
+async def test_who_said_what_over_two_sessions(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+
+        async def say(voice: int, session: str, text: str):  # noqa: ANN202
+            return await agent.turn("acme", session, audio=said(asr, voice, text))
+
+        r = await say(DANA, "monday", "Hi, I'm Dana.")
+        assert r.intent == "name" and "Dana" in r.reply
+        await say(MARCO, "monday", "Hello, my name is Marco.")
+        fact_dana = await say(DANA, "monday", "The budget for the offsite is four thousand euros.")
+        fact_marco = await say(
+            MARCO, "monday", "I think the budget should be two thousand at most."
+        )
+        assert fact_dana.intent == fact_marco.intent == "chat"
+        agent.flush("acme")
+        names = {s.name for s in agent.memory.speakers("acme")}
+        assert {"Dana", "Marco", "Vox"} <= names
+
+        # a new session: Dana is recognised by voice and welcomed back
+        r = await say(DANA, "tuesday", "What did I say about the budget?")
+        assert r.speaker_name == "Dana" and r.reply.startswith("Welcome back, Dana.")
+        assert r.intent == "recall" and r.hits
+        assert r.hits[0].speaker_name == "Dana" and "four thousand" in r.hits[0].transcript
+        assert all(h.speaker_name == "Dana" for h in r.hits)
+        assert "four thousand" in r.reply and "two thousand" not in r.reply
+
+        r = await say(MARCO, "tuesday", "What did I say about the budget?")
+        assert r.hits[0].speaker_name == "Marco" and "two thousand" in r.reply
+
+        r = await say(PRIYA, "tuesday", "What did Dana say about the budget?")
+        assert r.hits[0].speaker_name == "Dana" and "Dana said" in r.reply
+
+        r = await say(PRIYA, "tuesday", "What did you tell me?")
+        assert r.hits and all(h.role == "agent" for h in r.hits)
+        assert r.reply.startswith("I told you")
+
+        # replay answers with the stored original audio
+        r = await say(PRIYA, "tuesday", "Play what Marco said about the budget.")
+        assert r.intent == "replay" and r.replayed == [r.hits[0].turn_id]
+        original = to_pcm16(agent.memory.audio("acme", r.hits[0].turn_id), OUTPUT_RATE)
+        assert r.audio.endswith(original) and len(r.audio) > len(original)
+
+        # the first thing said in the last session
+        r = await say(DANA, "tuesday", "What was the first thing I said in our last session?")
+        assert r.hits and r.hits[0].session == "monday"
+        assert "Dana" in r.hits[0].transcript
+
+
+async def test_forget_asks_then_erases(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "My home address is 12 Elm Street."))
+        await agent.turn("acme", "s", audio=said(asr, DANA, "I also like gardening."))
+        r = await agent.turn(
+            "acme", "s", audio=said(asr, DANA, "Forget what I said about my address.")
+        )
+        assert r.intent == "forget" and "Say yes to confirm" in r.reply
+        target = r.hits[0].turn_id
+        assert "Elm Street" in r.hits[0].transcript
+        agent.memory.get("acme", target)  # still there until confirmed
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "yes"))
+        assert r.intent == "confirm" and "erased 1 turn" in r.reply
+        with pytest.raises(UnknownSegment):
+            agent.memory.get("acme", target)
+        assert not (tmp_path / "audio" / "acme" / f"{target}.flac").exists()
+        remaining = [s.transcript for s in agent.memory.list("acme", role="user")]
+        assert any("gardening" in t for t in remaining)
+
+
+async def test_a_refused_forget_keeps_everything(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "My password hint is the cat's name."))
+        r = await agent.turn(
+            "acme", "s", audio=said(asr, DANA, "Delete what I said about the password.")
+        )
+        kept = r.hits[0].turn_id
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "no, keep it"))
+        assert r.intent == "deny"
+        assert agent.memory.get("acme", kept).transcript.startswith("My password")
+
+
+async def test_sessions_resume_after_a_restart(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "call-1", text="Hello there!")
+        await agent.turn("acme", "call-1", text="The meeting moved to Thursday.")
+    again, _ = make_agent(tmp_path)
+    async with again:
+        history = await again.dialogue("acme", "call-1")
+        assert [h["role"] for h in history] == ["user", "agent", "user", "agent"]
+        r = await again.turn("acme", "call-1", text="thanks")
+        assert r.turn == 3
+        assert await again.dialogue("acme", "call-2") == []
+
+
+@pytest.mark.parametrize(
+    ("audio", "problem"),
+    [
+        (np.zeros(16_000, np.float32), "speech"),
+        (b"", "audio"),
+        (b"this is not audio at all" * 10, "audio"),
+        (np.full(10, np.nan, np.float32), "audio"),
+    ],
+)
+async def test_bad_audio_keeps_the_session_and_stores_nothing(
+    tmp_path: Path, audio: object, problem: str
+) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "The launch is on Friday."))
+        agent.flush()
+        before = len(agent.memory.list("acme"))
+        r = await agent.turn("acme", "s", audio=audio, sample_rate=16_000)  # type: ignore[arg-type]
+        assert r.heard is not None and r.heard.problem and problem in r.heard.problem
+        assert problem in r.reply and r.hits == []
+        agent.flush()
+        assert len(agent.memory.list("acme")) == before + (1 if r.audio else 0)
+        assert all(s.role == "agent" for s in agent.memory.list("acme")[before:])
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "What did I say about the launch?"))
+        assert "Friday" in r.reply
+
+
+async def test_noise_without_words_is_not_stored(tmp_path: Path) -> None:
+    agent, _ = make_agent(tmp_path)
+    noise = np.random.default_rng(0).standard_normal(32_000).astype(np.float32) * 0.3
+    async with agent:
+        r = await agent.turn("acme", "s", audio=noise, sample_rate=16_000)
+        assert r.heard is not None and r.heard.problem and "speech" in r.heard.problem
+        agent.flush()
+        assert [s.role for s in agent.memory.list("acme")] == ["agent"]
+
+
+async def test_bad_calls_are_typed(tmp_path: Path) -> None:
+    agent, _ = make_agent(tmp_path)
+    async with agent:
+        with pytest.raises(TenantRequired):
+            await agent.turn("acme\n", "s", text="hi")
+        with pytest.raises(ValueError, match="session"):
+            await agent.turn("acme", " ", text="hi")
+        with pytest.raises(ValueError, match="exactly one"):
+            await agent.turn("acme", "s")
+
+
+async def test_events_stream_in_order(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "The printer code is 4471."))
+        kinds = []
+        async for event in agent.stream(
+            "acme", "s", audio=said(asr, DANA, "What did I say about the printer code?")
+        ):
+            kinds.append(type(event))
+            if isinstance(event, AudioChunk):
+                assert event.sample_rate == OUTPUT_RATE
+                assert len(event.pcm) <= int(OUTPUT_RATE * 0.2) * 2
+        assert kinds[0] is Heard and kinds[1] is Recalled and kinds[-1] is TurnDone
+        assert kinds.index(TextDelta) < kinds.index(AudioChunk)
+
+
+async def test_barge_in_keeps_only_what_was_played(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    text = "Hello there, tell me everything about yourself."
+    async with agent:
+        whole = await agent.turn("acme", "s0", text=text)
+        control = TurnControl()
+        sent = 0
+        async for event in agent.stream("acme", "s", text=text, control=control):
+            if isinstance(event, AudioChunk):
+                sent += 1
+                if sent == 2:
+                    control.cancel(played_ms=250, reason="turn_detected")
+            if isinstance(event, TurnDone):
+                result = event.result
+        assert result.interrupted and not whole.interrupted
+        # synthesis stops within two chunks of the cancel (those already queued to the
+        # stream); a server forwards none of them once it has seen the barge-in
+        assert sent <= 2 + 2 < len(whole.audio) // (2 * OUTPUT_RATE * 160 // 1000)
+        agent.flush()
+        stored = agent.memory.list("acme", session="s", role="agent")
+        assert len(stored) == 1
+        assert stored[0].duration == pytest.approx(0.25, abs=0.02)
+
+
+async def test_an_endpoint_that_is_down_falls_back_to_extractive(tmp_path: Path) -> None:
+    down = OpenAIResponder("http://127.0.0.1:9/v1", "key", "any-model", timeout=2.0)
+    agent, asr = make_agent(tmp_path, responder=down)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "Our flight leaves at nine."))
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "What did I say about the flight?"))
+        assert "nine" in r.reply
+        assert any("answered extractively" in n for n in r.notes)
+
+
+async def test_close_finishes_queued_writes(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        for i in range(4):
+            await agent.turn(
+                "acme", "s", audio=said(asr, DANA, f"Fact number {i} is here.", seed=i)
+            )
+    memory, _ = fake_memory(tmp_path)
+    users = memory.list("acme", role="user")
+    assert sorted(s.transcript for s in users) == [f"Fact number {i} is here." for i in range(4)]
+    assert len(memory.list("acme", role="agent")) == 4
+    assert memory.verify(repair=False).ok
+
+
+async def test_turns_of_one_session_run_one_at_a_time(tmp_path: Path) -> None:
+    agent, _ = make_agent(tmp_path)
+    async with agent:
+        results = await asyncio.gather(
+            *[agent.turn("acme", "s", text=f"note {i}") for i in range(3)],
+            agent.turn("acme", "other", text="hello"),
+        )
+        assert sorted(r.turn for r in results[:3]) == [1, 2, 3]
+        assert results[3].turn == 1
+
+
+def test_a_crash_loses_only_queued_turns(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tests.agent_child", str(tmp_path)],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert child.stdout is not None
+    lines = []
+    for line in child.stdout:
+        lines.append(line.strip())
+        if line.strip() == "queued":
+            break
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait(30)
+    assert lines[-2:] == ["flushed", "queued"]
+    memory, _ = fake_memory(tmp_path)
+    users = sorted(s.transcript for s in memory.list("acme", role="user"))
+    assert users == [f"Kept fact number {i}." for i in range(3)]
+    report = memory.verify(repair=False)
+    assert report.ok, report
+    for seg in memory.list("acme"):
+        assert memory.audio("acme", seg.id).duration > 0
