@@ -37,7 +37,7 @@ async def test_who_said_what_over_two_sessions(tmp_path: Path) -> None:
     agent, asr = make_agent(tmp_path)
     async with agent:
 
-        async def say(voice: int, session: str, text: str):  # noqa: ANN202
+        async def say(voice: int, session: str, text: str):
             return await agent.turn("acme", session, audio=said(asr, voice, text))
 
         r = await say(DANA, "monday", "Hi, I'm Dana.")
@@ -117,7 +117,7 @@ async def test_a_refused_forget_keeps_everything(tmp_path: Path) -> None:
 
 
 async def test_sessions_resume_after_a_restart(tmp_path: Path) -> None:
-    agent, asr = make_agent(tmp_path)
+    agent, _asr = make_agent(tmp_path)
     async with agent:
         await agent.turn("acme", "call-1", text="Hello there!")
         await agent.turn("acme", "call-1", text="The meeting moved to Thursday.")
@@ -195,7 +195,7 @@ async def test_events_stream_in_order(tmp_path: Path) -> None:
 
 
 async def test_barge_in_keeps_only_what_was_played(tmp_path: Path) -> None:
-    agent, asr = make_agent(tmp_path)
+    agent, _asr = make_agent(tmp_path)
     text = "Hello there, tell me everything about yourself."
     async with agent:
         whole = await agent.turn("acme", "s0", text=text)
