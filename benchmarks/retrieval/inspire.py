@@ -7,8 +7,10 @@ YAML front matter maps each config and split to files) and
 that layout by :func:`write_mini` and read back by the same :func:`load_split`.
 
 Scoring follows INSPIRE: queries are compared with the documents of their own split,
-``excluded_ids`` are removed, exact ties are broken by a seeded draw (seed 42),
-Recall@k has an uncapped denominator, NDCG@k binary gains.
+``excluded_ids`` are removed, exact ties are broken by one ``random.Random(42)`` stream
+per retriever that runs on across the queries and splits in order (``calculate_score.py``),
+except bm25's, which keep document order (INSPIRE's BM25 script); Recall@k has an
+uncapped denominator, NDCG@k binary gains; a query without positives scores 0 and counts.
 """
 
 from __future__ import annotations
@@ -33,7 +35,13 @@ from voxmem.benchmarks.synth import ClipCache, Utterance, distinct_voices, rende
 from voxmem.benchmarks.synth.texts import SENTENCES
 from voxmem.errors import BenchmarkDataError
 from voxmem.retrievers.baselines import Query
-from voxmem.retrievers.metrics import INSPIRE_KS, inspire_scores, mean_scores
+from voxmem.retrievers.metrics import (
+    INSPIRE_KS,
+    InspireTies,
+    inspire_scores,
+    inspire_stream,
+    mean_scores,
+)
 
 CONFIGS = ("query", "document")
 REAL_SPLITS = ("DailyTalk", "Expresso", "VCTK", "Synthetic")
@@ -676,6 +684,11 @@ def run_inspire(
     results: dict[str, dict[str, dict[str, float]]] = {r: {} for r in retrievers}
     by_type: dict[str, dict[str, list[dict[str, float]]]] = {r: {} for r in retrievers}
     pooled: dict[str, list[dict[str, float]]] = {r: [] for r in retrievers}
+    # INSPIRE's tie rules: one stream per retriever for the whole run; bm25 in document order
+    ties: dict[str, InspireTies] = {
+        r: "document" if r == "bm25" else inspire_stream() for r in retrievers
+    }
+    without_positives: dict[str, int] = {}
     report = Report(
         "inspire",
         edition,
@@ -693,6 +706,8 @@ def run_inspire(
         )
         timer.seconds[f"ingest {split_name}"] = store.seconds
         rows: dict[str, list[dict[str, float]]] = {r: [] for r in retrievers}
+        without_positives[split_name] = sum(1 for q in split.queries if not q.positives)
+        doc_order = [d.id for d in split.documents]
         with common.progress(console) as bar:
             task = bar.add_task(f"scoring {split_name}", total=len(split.queries))
             for q in split.queries:
@@ -700,7 +715,8 @@ def run_inspire(
                 query = Query(q.instruction, ref, seed=seed, id=f"{split_name}/{q.id}")
                 for r in retrievers:
                     scores = common.document_scores(r, store, query, timer)
-                    row = inspire_scores(scores, q.positives, q.excluded)
+                    in_order = {d: scores[d] for d in doc_order if d in scores}
+                    row = inspire_scores(in_order, q.positives, q.excluded, ties=ties[r])
                     rows[r].append(row)
                     by_type[r].setdefault(q.relevance, []).append(row)
                     pooled[r].append(row)
@@ -732,7 +748,14 @@ def run_inspire(
         "per_relevance": {
             r: {t: mean_scores(rows) for t, rows in types.items()} for r, types in by_type.items()
         },
+        "ties": "one random.Random(42) stream per retriever across the run; bm25: document order",
+        "queries without positives": without_positives,
     }
+    if any(without_positives.values()):
+        report.notes.append(
+            "Queries without positives (scored 0, counted in the means, as INSPIRE does): "
+            + ", ".join(f"{s} {n}" for s, n in without_positives.items() if n)
+        )
     report.published = {
         "source": "INSPIRE paper, Table 4, Recall@10 (percent) on the real dataset",
         "splits": PUBLISHED,

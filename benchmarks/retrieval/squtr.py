@@ -282,10 +282,11 @@ def run_squtr(
     perception = Perception.from_settings(settings)
     timer = common.Timer()
     results: dict[str, dict[str, dict[str, float]]] = {r: {} for r in retrievers}
+    without_relevant: dict[str, int] = {}
     report = Report(
         "squtr",
         edition,
-        ["subset", "condition", "retriever", "queries", "nDCG@10", "MRR@10", "Recall@10"],
+        ["subset", "condition", "retriever", "queries", "nDCG@10", "MRR@10", "Recall@10", "MAP"],
         meta={"versions": versions("faster-whisper", "bm25s"), "seed": seed},
     )
     # the corpus is text: the memory only lends its encoders to the spoken queries
@@ -318,8 +319,14 @@ def run_squtr(
                             scores = common.document_scores(r, store, query, timer)
                             rows[r].append(trec_scores(scores, subset.qrels[qid]))
                         bar.advance(task)
+                    key = cond if len(folders) == 1 else f"{label}:{cond}"
+                    # scored 0 and counted, as trec_eval does for a query in the qrels
+                    without_relevant[key] = sum(
+                        1
+                        for qid in subset.queries[cond]
+                        if not any(g >= 1 for g in subset.qrels[qid].values())
+                    )
                     for r in retrievers:
-                        key = cond if len(folders) == 1 else f"{label}:{cond}"
                         results[r][key] = mean_scores(rows[r])
                         report.rows.append(
                             {
@@ -339,10 +346,17 @@ def run_squtr(
         if "clean" in results[r] and "noise_snr_0" in results[r]
     }
     report.results = {
-        "metrics": "trec_eval nDCG@10 (graded), MRR@10, Recall@10",
+        "metrics": "trec_eval nDCG@10 (graded), MRR@10, Recall@10, MAP; scores compared as "
+        "float32, ties by document id descending",
         "per_condition": results,
+        "queries without relevant documents": without_relevant,
         "nDCG@10 drop clean to 0 dB": drops,
     }
+    if any(without_relevant.values()):
+        report.notes.append(
+            "Queries without relevant documents (scored 0, counted in the means, as trec_eval "
+            "does): " + ", ".join(f"{k} {n}" for k, n in without_relevant.items() if n)
+        )
     report.published = {
         "source": "SQuTR paper, English subsets, nDCG@10 (real data)",
         "figures": PUBLISHED,

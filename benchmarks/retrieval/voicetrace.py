@@ -35,7 +35,7 @@ from voxmem.benchmarks.synth.conversation import conversation
 from voxmem.benchmarks.synth.texts import SENTENCES
 from voxmem.errors import BenchmarkDataError
 from voxmem.retrievers.baselines import Query
-from voxmem.retrievers.metrics import mean_scores, voicetrace_scores
+from voxmem.retrievers.metrics import mean_scores, voicetrace_ranking, voicetrace_scores
 
 SUBSETS = ("single", "multi")
 POOLS = ("single", "multi", "mixed")
@@ -310,13 +310,18 @@ def run_voicetrace(
         ["pool", "retriever", "queries", "R@1", "R@3", "R@5", "R@10", "NDCG@10"],
         meta={"versions": versions("chromadb", "faster-whisper"), "seed": seed},
     )
+    # a query whose document was not stored has no positive among the candidates: it
+    # scores 0 and counts, as in VoiceTrace's evaluation
+    without_positive: dict[str, int] = {}
     for pool in pools:
         pool_queries = [q for q in queries if q.id in pool_docs[pool]]
         for r in retrievers:
             scored = []
+            without_positive[pool] = 0
             for q in pool_queries:
                 s = per_query[r][q.id]
-                ranking = sorted((d for d in s if d in pool_docs[pool]), key=lambda d: (-s[d], d))
+                ranking = voicetrace_ranking({d: v for d, v in s.items() if d in pool_docs[pool]})
+                without_positive[pool] += q.id not in s
                 scored.append(voicetrace_scores(ranking, q.id))
             results[r][pool] = mean_scores(scored)
             report.rows.append(
@@ -330,7 +335,13 @@ def run_voicetrace(
     report.results = {
         "metrics": "VoiceTrace hit-rate R@k and single-positive NDCG@k, k in 1, 3, 5, 10",
         "per_pool": results,
+        "queries without positives": without_positive,
     }
+    if any(without_positive.values()):
+        report.notes.append(
+            "Queries whose document was not stored (scored 0, counted in the means): "
+            + ", ".join(f"{p} {n}" for p, n in without_positive.items() if n)
+        )
     report.published = {"note": PUBLISHED_NOTE}
     report.notes.append(PUBLISHED_NOTE)
     if data_dir is None:
