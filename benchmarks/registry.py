@@ -102,6 +102,12 @@ def _voicetrace(**kw: Any) -> Report:
     return run_voicetrace(**kw)
 
 
+def _contextdialog(**kw: Any) -> Report:
+    from voxmem.benchmarks.retrieval.contextdialog import run_contextdialog
+
+    return run_contextdialog(**kw)
+
+
 def _squtr(**kw: Any) -> Report:
     from voxmem.benchmarks.retrieval.squtr import run_squtr
 
@@ -163,6 +169,13 @@ RUNNERS: dict[str, Runner] = {
             "SQuTR spoken query to text retrieval at clean, 20, 10 and 0 dB, "
             "nDCG@10 / MRR@10 / Recall@10",
             _squtr,
+        ),
+        Runner(
+            "contextdialog",
+            "ContextDialog spoken multi-turn context recall through the agent: "
+            "supporting-turn recall@1/@3 and answer accuracy, user vs assistant side, "
+            "no memory / dense RAG / bm25 / instruct / oracle",
+            _contextdialog,
         ),
     ]
 }

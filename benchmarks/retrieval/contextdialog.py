@@ -1,0 +1,602 @@
+"""ContextDialog: spoken multi-turn context recall, answered by the agent end to end.
+
+For each dialogue a fresh tenant of one agent is fed the history through the agent's
+own path: user turns as audio (``VoiceAgent.observe(audio=...)``: perceived with the
+real models and remembered), assistant turns as the dataset's text
+(``observe(text=..., role="agent")``: spoken in the agent's voice and remembered as
+its turns). Then each spoken question goes through the whole graph
+(``VoiceAgent.turn``): perceive, route, recall, respond, speak.
+
+Compared on the same memories, with the same responder (the one the settings name):
+
+- ``none``: the responder with the recent dialogue window only, no recalled turns;
+- ``random``: a seeded random order of the history (chance, recall only);
+- ``dense``: the paper's RAG, text embeddings of the question's transcript against
+  the history's transcripts; answered with its top 1 (``dense@1``) and top 3
+  (``dense@3``) utterances;
+- ``bm25``: BM25 over the same transcripts, answered with its top 3;
+- ``instruct``: the agent itself (its router's plan, voxmem's recall, its reply);
+- ``oracle``: the supporting utterance given to the responder (an upper bound).
+
+The baselines rank the history's stored segments (the question turns the agent
+remembers are left out) with the question as the agent transcribed it. A ranking is
+turned into utterances (a segment belongs to the utterance whose observe stored it;
+an utterance's rank is its best segment's). Metrics: supporting-utterance recall@1
+and @3; answer containment of the normalised reference answer and SQuAD token F1;
+split by user-side and assistant-side questions and by split; latencies per question.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import string
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+
+from voxmem.benchmarks.registry import Options
+from voxmem.benchmarks.report import Report, versions
+from voxmem.benchmarks.retrieval import common
+from voxmem.benchmarks.retrieval.contextdialog_data import (
+    SPLITS,
+    Dialogue,
+    Question,
+    Split,
+    load_split,
+    splits_in,
+)
+from voxmem.benchmarks.retrieval.contextdialog_mini import MINI_VERSION, write_mini
+from voxmem.errors import BenchmarkDataError
+from voxmem.memory.records import UnknownTenant
+
+#: what ``--retrievers`` may name
+CONDITIONS = ("none", "random", "bm25", "dense", "instruct", "oracle")
+#: conditions that rank the history (recall is measured for these)
+RANKERS = ("random", "bm25", "dense", "instruct")
+SIDES = ("user", "assistant")
+SESSION = "dialogue"
+PUBLISHED = {
+    "source": "ContextDialog (ACL 2025), on its real data (MultiDialog dialogues); a "
+    "different dataset from any mini edition",
+    "dense RAG (e5-large-v2 over ASR transcripts) top-1 supporting-utterance recall": 0.58,
+    "LLM-judge score 1-5, open voice models": [2.0, 2.8],
+    "LLM-judge score 1-5, their text backbones": [4.0, 4.1],
+    "finding": "questions about the user's own past words are answered worse than "
+    "questions about the assistant's",
+}
+
+
+# -- answer scoring -----------------------------------------------------------------------
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD's normalisation: lower case, no punctuation, no articles, single spaces."""
+    text = text.lower()
+    text = "".join(" " if ch in string.punctuation else ch for ch in text)
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def contains_answer(reply: str, answer: str) -> float:
+    """1.0 when the normalised answer occurs in the normalised reply as whole words."""
+    a, r = normalize_answer(answer), normalize_answer(reply)
+    return float(bool(a) and re.search(rf"(?:^| ){re.escape(a)}(?: |$)", r) is not None)
+
+
+def token_f1(reply: str, answer: str) -> float:
+    """SQuAD token F1 between the reply and the reference answer."""
+    pred, gold = normalize_answer(reply).split(), normalize_answer(answer).split()
+    common_ = Counter(pred) & Counter(gold)
+    same = sum(common_.values())
+    if not pred or not gold or same == 0:
+        return 0.0
+    precision, recall = same / len(pred), same / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def recall_at(ranking: Sequence[str], support: str, k: int) -> float:
+    return float(support in ranking[:k])
+
+
+# -- one run -------------------------------------------------------------------------------
+
+
+@dataclass
+class Asked:
+    """What happened to one question."""
+
+    qa_id: str
+    split: str
+    conv_id: str
+    side: str
+    question: str
+    answer: str
+    support: str
+    transcript: str = ""
+    route: dict[str, Any] = field(default_factory=dict)
+    speaker_known: bool = False
+    #: retriever -> utterance ids, best first
+    rankings: dict[str, list[str]] = field(default_factory=dict)
+    #: answer condition -> reply
+    replies: dict[str, str] = field(default_factory=dict)
+    agent_timings: dict[str, float] = field(default_factory=dict)
+    #: retriever -> seconds to rank; condition -> seconds to answer
+    rank_s: dict[str, float] = field(default_factory=dict)
+    answer_s: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "qa_id": self.qa_id,
+            "split": self.split,
+            "conv_id": self.conv_id,
+            "side": self.side,
+            "question": self.question,
+            "transcript": self.transcript,
+            "answer": self.answer,
+            "support": self.support,
+            "route": self.route,
+            "speaker_known": self.speaker_known,
+            "rankings": {r: v[:5] for r, v in self.rankings.items()},
+            "replies": self.replies,
+            "agent_timings": self.agent_timings,
+            "rank_s": self.rank_s,
+            "answer_s": self.answer_s,
+        }
+
+
+@dataclass
+class History:
+    """One dialogue as the agent stored it."""
+
+    tenant: str
+    #: segment id -> utterance id
+    utterance_of: dict[str, str]
+    #: utterance id -> its stored segments, in order
+    segments: dict[str, list[Any]]
+    pool: list[Any]
+    #: utterances that stored nothing (no speech heard), with the reason
+    missing: dict[str, str]
+    user_s: list[float]
+    agent_s: list[float]
+
+
+def _tenant(split: str, conv: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "-", conv)
+    return f"{split}.{safe}"[:64]
+
+
+async def _observe(agent: Any, dialogue: Dialogue, tenant: str, flush_s: float) -> History:
+    memory = agent.memory
+    utterance_of: dict[str, str] = {}
+    segments: dict[str, list[Any]] = {}
+    missing: dict[str, str] = {}
+    user_s: list[float] = []
+    agent_s: list[float] = []
+    for u in dialogue.utterances:
+        t0 = time.perf_counter()
+        if u.sender == "human":
+            heard = await agent.observe(tenant, SESSION, audio=u.audio)
+            if heard is not None and heard.problem:
+                missing[u.utterance_id] = heard.problem
+        else:
+            await agent.observe(tenant, SESSION, text=u.value, role="agent")
+        # each observe's writes are queued: wait, so that the new segments are this
+        # utterance's
+        await asyncio.to_thread(agent.flush, tenant, flush_s)
+        (user_s if u.sender == "human" else agent_s).append(time.perf_counter() - t0)
+        try:
+            stored = memory.list(tenant, session=SESSION, limit=100_000)
+        except UnknownTenant:  # nothing stored yet
+            stored = []
+        new = [s for s in stored if s.id not in utterance_of]
+        for s in new:
+            utterance_of[s.id] = u.utterance_id
+        if not new and u.utterance_id not in missing:
+            missing[u.utterance_id] = "nothing stored"
+    pool = memory.list(tenant, session=SESSION, limit=100_000, vectors=True)
+    for s in pool:
+        segments.setdefault(utterance_of[s.id], []).append(s)
+    return History(tenant, utterance_of, segments, pool, missing, user_s, agent_s)
+
+
+def _utterances(segment_ids: Sequence[str], history: History) -> list[str]:
+    """Segment ids best first -> utterance ids best first (each once)."""
+    out: list[str] = []
+    for sid in segment_ids:
+        utt = history.utterance_of.get(sid)
+        if utt is not None and utt not in out:
+            out.append(utt)
+    return out
+
+
+async def _answer(agent: Any, prompt: Any) -> str:
+    pieces = [p async for p in agent.responder.stream(prompt)]
+    return "".join(pieces).strip()
+
+
+async def _ask(
+    agent: Any,
+    q: Question,
+    split: str,
+    history: History,
+    conditions: Sequence[str],
+    seed: int,
+) -> Asked:
+    from voxmem.agent.respond import Prompt
+    from voxmem.retrievers.baselines import ALL, Query, retrieve
+    from voxmem.retrievers.recall import RetrievedTurn
+
+    asked = Asked(
+        q.qa_id, split, q.conv_id, q.side, q.question, q.answer, q.supporting_utterance_id
+    )
+    window = agent.settings.agent.history_turns
+    before = await agent.dialogue(history.tenant, SESSION)
+    t0 = time.perf_counter()
+    result = await agent.turn(history.tenant, SESSION, audio=q.audio)
+    asked.rank_s["instruct"] = time.perf_counter() - t0
+    asked.transcript = result.transcript
+    asked.route = {k: result.route.get(k) for k in ("intent", "speaker", "time", "plan", "why")}
+    asked.speaker_known = result.speaker_id is not None
+    asked.agent_timings = {k: float(v) for k, v in result.timings.items()}
+    asked.rankings["instruct"] = _utterances([h.turn_id for h in result.hits], history)
+    asked.replies["instruct"] = result.reply
+    asked.answer_s["instruct"] = float(result.timings.get("total", 0.0))
+    chosen: dict[str, list[str]] = {}
+    for r in ("random", "bm25", "dense"):
+        if r not in conditions:
+            continue
+        t0 = time.perf_counter()
+        query = Query(result.transcript, seed=seed, id=q.qa_id, pool=history.pool)
+        turns = retrieve(r, agent.memory, history.tenant, query, k=ALL)
+        asked.rank_s[r] = time.perf_counter() - t0
+        ranking = _utterances([t.segment.id for t in turns], history)
+        asked.rankings[r] = ranking
+        chosen[r] = ranking
+    base = {
+        "user_text": result.transcript,
+        "speaker_name": result.speaker_name,
+        "asked_about": result.route.get("speaker") or "any",
+        "history": before[-window:] if window else [],
+        "agent_name": agent.name,
+        "session": SESSION,
+    }
+    answers: dict[str, list[str]] = {}
+    if "none" in conditions:
+        answers["none"] = []
+    if "dense" in conditions:
+        answers["dense@1"], answers["dense@3"] = chosen["dense"][:1], chosen["dense"][:3]
+    if "bm25" in conditions:
+        answers["bm25@3"] = chosen["bm25"][:3]
+    if "oracle" in conditions:
+        answers["oracle"] = [q.supporting_utterance_id]
+    for cond, utts in answers.items():
+        segs = [s for u in utts for s in history.segments.get(u, [])]
+        recalled = agent.describe_hits(history.tenant, [RetrievedTurn(s, 1.0) for s in segs])
+        prompt = Prompt(
+            intent="chat" if cond == "none" else "recall",
+            recalled=recalled,
+            now=time.time(),
+            **base,
+        )
+        t0 = time.perf_counter()
+        asked.replies[cond] = await _answer(agent, prompt)
+        asked.answer_s[cond] = time.perf_counter() - t0
+    return asked
+
+
+async def _run_all(
+    splits: Sequence[Split],
+    settings: Any,
+    conditions: Sequence[str],
+    seed: int,
+    console: Console,
+    timer: common.Timer,
+) -> tuple[list[Asked], dict[str, Any]]:
+    from voxmem.agent import VoiceAgent
+    from voxmem.memory.store import AudioMemory
+
+    scratch = Path(tempfile.mkdtemp(prefix="voxmem-contextdialog-"))
+    settings = settings.model_copy(update={"data_dir": scratch})
+    memory = AudioMemory.open(scratch, settings=settings)
+    agent = VoiceAgent(memory, settings=settings)
+    asked: list[Asked] = []
+    info: dict[str, Any] = {"missing": {}, "observe_user_s": [], "observe_agent_s": []}
+    flush_s = settings.agent.flush_timeout_s
+    try:
+        async with agent:
+            t0 = time.perf_counter()
+            await asyncio.to_thread(agent.warm_up)
+            timer.add("model loading", t0)
+            info["responder"] = agent.responder.name
+            total = sum(len(s.questions) for s in splits)
+            with common.progress(console) as bar:
+                task = bar.add_task("ContextDialog", total=total)
+                for split in splits:
+                    for conv, dialogue in split.dialogues.items():
+                        tenant = _tenant(split.name, conv)
+                        t0 = time.perf_counter()
+                        history = await _observe(agent, dialogue, tenant, flush_s)
+                        timer.add("history", t0)
+                        info["missing"].update(history.missing)
+                        info["observe_user_s"] += history.user_s
+                        info["observe_agent_s"] += history.agent_s
+                        t0 = time.perf_counter()
+                        for q in (q for q in split.questions if q.conv_id == conv):
+                            asked.append(
+                                await _ask(agent, q, split.name, history, conditions, seed)
+                            )
+                            bar.advance(task)
+                        timer.add("questions", t0)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return asked, info
+
+
+# -- figures -------------------------------------------------------------------------------
+
+
+def _answer_conditions(conditions: Sequence[str]) -> list[str]:
+    out = []
+    for c in conditions:
+        out += {"dense": ["dense@1", "dense@3"], "bm25": ["bm25@3"], "random": []}.get(c, [c])
+    return out
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(np.mean(values)) if values else float("nan")
+
+
+def aggregate(
+    asked: Sequence[Asked], conditions: Sequence[str], splits: Sequence[str]
+) -> dict[str, Any]:
+    """``recall[retriever][split][side]`` and ``answers[condition][split][side]``, with
+    ``all`` for every split and side pooled."""
+    groups: dict[tuple[str, str], list[Asked]] = {}
+    for a in asked:
+        for s in (a.split, "all"):
+            for side in (a.side, "all"):
+                groups.setdefault((s, side), []).append(a)
+    keys = [(s, side) for s in (*splits, "all") for side in (*SIDES, "all")]
+    recall: dict[str, Any] = {}
+    for r in (r for r in RANKERS if r in conditions):
+        recall[r] = {}
+        for s, side in keys:
+            rows = groups.get((s, side), [])
+            recall[r].setdefault(s, {})[side] = {
+                "R@1": _mean([recall_at(a.rankings.get(r, []), a.support, 1) for a in rows]),
+                "R@3": _mean([recall_at(a.rankings.get(r, []), a.support, 3) for a in rows]),
+                "questions": len(rows),
+            }
+    answers: dict[str, Any] = {}
+    for c in _answer_conditions(conditions):
+        answers[c] = {}
+        for s, side in keys:
+            rows = groups.get((s, side), [])
+            answers[c].setdefault(s, {})[side] = {
+                "containment": _mean([contains_answer(a.replies[c], a.answer) for a in rows]),
+                "F1": _mean([token_f1(a.replies[c], a.answer) for a in rows]),
+                "questions": len(rows),
+            }
+    return {"recall": recall, "answers": answers}
+
+
+def latency(asked: Sequence[Asked], info: Mapping[str, Any]) -> dict[str, Any]:
+    parts = ("perceive", "route", "recall", "first_token", "first_audio", "total")
+    agent = {}
+    for p in parts:
+        vals = [a.agent_timings[p] for a in asked if a.agent_timings.get(p, -1.0) >= 0]
+        agent[p] = {"mean_s": _mean(vals), "p90_s": _p90(vals), "n": len(vals)}
+    rank = {
+        r: {"mean_s": _mean(v), "p90_s": _p90(v)}
+        for r in RANKERS
+        if (v := [a.rank_s[r] for a in asked if r in a.rank_s])
+    }
+    answer = {
+        c: {"mean_s": _mean(v), "p90_s": _p90(v)}
+        for c in {c for a in asked for c in a.answer_s}
+        if (v := [a.answer_s[c] for a in asked if c in a.answer_s])
+    }
+    return {
+        "agent turn (instruct), per question": agent,
+        "ranking per question (instruct: the whole agent turn)": rank,
+        "answer per question (instruct: the whole agent turn)": dict(sorted(answer.items())),
+        "observe user turn": {"mean_s": _mean(info["observe_user_s"])},
+        "observe agent turn": {"mean_s": _mean(info["observe_agent_s"])},
+    }
+
+
+def _p90(values: Sequence[float]) -> float:
+    return float(np.percentile(values, 90)) if values else float("nan")
+
+
+def routing(asked: Sequence[Asked]) -> dict[str, Any]:
+    """What the agent's router made of the questions (never tuned on them)."""
+    expected = {"user": "self", "assistant": "agent"}
+    out: dict[str, Any] = {}
+    for side in (*SIDES, "all"):
+        rows = [a for a in asked if side in (a.side, "all")]
+        if not rows:
+            continue
+        out[side] = {
+            "questions": len(rows),
+            "intent": dict(Counter(str(a.route.get("intent")) for a in rows)),
+            "asked_about": dict(Counter(str(a.route.get("speaker")) for a in rows)),
+            "asked_about as expected": _mean(
+                [float(a.route.get("speaker") == expected[a.side]) for a in rows]
+            ),
+            "asking voice recognised": _mean([float(a.speaker_known) for a in rows]),
+        }
+    return out
+
+
+def _bars(
+    values: Mapping[str, Mapping[str, float]],
+    path: Path,
+    title: str,
+    ylabel: str,
+    published: tuple[str, float] | None = None,
+) -> Path:
+    """Grouped bars, one group per side, one bar per retriever or condition."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(values)
+    groups = ["user", "assistant", "all"]
+    fig, ax = plt.subplots(figsize=(8.5, 4.2))
+    width = 0.8 / max(1, len(names))
+    x = np.arange(len(groups))
+    for i, n in enumerate(names):
+        ys = [values[n].get(g, np.nan) for g in groups]
+        ax.bar(x + (i - (len(names) - 1) / 2) * width, ys, width, label=n)
+    if published is not None:
+        label, value = published
+        ax.plot([x[-1] - 0.4, x[-1] + 0.4], [value] * 2, "k--", lw=1, label=label)
+    ax.set_xticks(x, groups)
+    ax.set_ylim(0, 1.05)
+    return common._finish(fig, ax, path, title, ylabel)
+
+
+# -- the runner ------------------------------------------------------------------------------
+
+
+def run_contextdialog(
+    *,
+    out: Path,
+    seed: int,
+    quick: bool,
+    console: Console,
+    data_dir: Path | None,
+    options: Options,
+) -> Report:
+    start = time.perf_counter()
+    chosen = list(options.splits or SPLITS)
+    unknown = [s for s in chosen if s not in SPLITS]
+    if unknown:
+        raise BenchmarkDataError(f"unknown split {', '.join(unknown)}; splits: {', '.join(SPLITS)}")
+    conditions = common.check_retrievers(options.retrievers, CONDITIONS)
+    settings, folder, edition = common.data_folder(
+        "contextdialog",
+        "ContextDialog",
+        write_mini,
+        MINI_VERSION,
+        data_dir=data_dir,
+        seed=seed,
+        quick=quick,
+        console=console,
+    )
+    if data_dir is not None:
+        present = splits_in(folder)
+        chosen = [s for s in chosen if s in present] if options.splits is None else chosen
+        if not chosen:
+            raise BenchmarkDataError(
+                f"{folder}: no ContextDialog split ({', '.join(SPLITS)}) in either layout"
+            )
+    splits = [load_split(folder, s, options.limit) for s in chosen]
+    timer = common.Timer()
+    asked, info = asyncio.run(_run_all(splits, settings, conditions, seed, console, timer))
+    figures = aggregate(asked, conditions, chosen)
+    report = Report(
+        "contextdialog",
+        edition,
+        ["split", "side", "retriever", "questions", "R@1", "R@3", "containment", "F1"],
+        meta={
+            "versions": versions("faster-whisper", "langgraph", "bm25s"),
+            "seed": seed,
+            "responder": info.get("responder"),
+            "asr": settings.asr.model_dump(mode="json", include={"backend", "variant", "language"}),
+        },
+    )
+    for s in (*chosen, "all"):
+        for side in (*SIDES, "all") if s == "all" else ("all",):
+            for c in ("none", "random", "bm25@3", "dense@1", "dense@3", "instruct", "oracle"):
+                ranker = c.split("@")[0]
+                rec = figures["recall"].get(ranker, {}).get(s, {}).get(side, {})
+                ans = figures["answers"].get(c, {}).get(s, {}).get(side, {})
+                if not rec and not ans:
+                    continue
+                report.rows.append(
+                    {
+                        "split": s,
+                        "side": side,
+                        "retriever": c,
+                        "questions": (rec or ans)["questions"],
+                        "R@1": rec.get("R@1"),
+                        "R@3": rec.get("R@3"),
+                        "containment": ans.get("containment"),
+                        "F1": ans.get("F1"),
+                    }
+                )
+    report.results = {
+        "metrics": "supporting-utterance recall@1/@3 per ranker; answer containment of the "
+        "normalised reference answer (SQuAD normalisation) and SQuAD token F1 per answer "
+        "condition; every figure per split and side (user / assistant), 'all' pooled",
+        "recall": figures["recall"],
+        "answers": figures["answers"],
+        "routing": routing(asked),
+        "latency": latency(asked, info),
+        "utterances not stored": info["missing"],
+    }
+    report.published = PUBLISHED
+    report.notes += [
+        "Published (ContextDialog paper, real data, a different dataset): dense RAG with "
+        "e5-large-v2 over ASR transcripts finds the supporting utterance at top 1 for 0.58 "
+        "of questions; an LLM judge scores open voice models 2.0-2.8 and their text "
+        "backbones 4.0-4.1 out of 5; questions about the user's own words fare worst. "
+        "The LLM-judge score is not computed here.",
+        f"Responder for every condition: {info.get('responder')}. instruct is the agent end "
+        "to end (its router decides whether to recall and whose turns: 'I' is the asking "
+        "voice, 'you' the assistant); its R@3 counts its recalled turns "
+        f"(recall_k = {settings.agent.recall_k}).",
+        "Routing: "
+        + "; ".join(
+            f"{side}: intent {v['intent']}, asked about {v['asked_about']}"
+            for side, v in report.results["routing"].items()
+            if side != "all"
+        ),
+    ]
+    if data_dir is None:
+        report.notes.append(
+            "ContextDialog-mini: synthetic voices and styles, scripted dialogues of 12 turns "
+            "(16 with two users); each answer said once, with near misses from the same side "
+            "and, with two users, from the other user. Not the real data."
+        )
+    if info["missing"]:
+        report.notes.append(f"Utterances with nothing stored: {info['missing']}")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "questions.json").write_text(
+        json.dumps([a.as_dict() for a in asked], indent=1, default=str) + "\n"
+    )
+    r1 = {
+        r: {side: v["all"][side]["R@1"] for side in (*SIDES, "all")}
+        for r, v in figures["recall"].items()
+    }
+    acc = {
+        c: {side: v["all"][side]["containment"] for side in (*SIDES, "all")}
+        for c, v in figures["answers"].items()
+    }
+    report.plots = [
+        _bars(
+            r1,
+            out / "recall_at_1.png",
+            f"{edition}: supporting-utterance recall@1",
+            "recall@1",
+            ("paper's dense RAG, real data (different dataset)", 0.58),
+        ).name,
+        _bars(
+            acc, out / "answer_accuracy.png", f"{edition}: answer containment", "containment"
+        ).name,
+    ]
+    report.timings = common.timings(timer, start)
+    return report
