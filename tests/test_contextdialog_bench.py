@@ -232,7 +232,7 @@ def test_missing_files_split_and_version(tmp_path: Path) -> None:
 
 
 def test_answer_metrics() -> None:
-    from voxmem.benchmarks.retrieval.contextdialog import (
+    from voxmem.benchmarks.retrieval.contextdialog_scores import (
         contains_answer,
         normalize_answer,
         recall_at,

@@ -11,8 +11,9 @@ said exactly once in its dialogue (checked when the edition is written).
 
 ``test_freq`` speaks in common styles, ``test_rare`` in rare ones (whisper, fast,
 angry, sad); both are made of the same twelve topics, paired differently, so no
-dialogue repeats and the splits differ mainly in how the users speak. Questions were written as a user would ask them, before the agent's router
-was run on them, and are never reworded to suit it.
+dialogue repeats and the splits differ mainly in how the users speak. Questions were
+written as a user would ask them, before the agent's router was run on them, and are
+never reworded to suit it.
 """
 
 from __future__ import annotations
