@@ -1,0 +1,105 @@
+"""Bearer tokens -> tenants. Only sha256 digests of tokens are configured or stored;
+a request's token is hashed and looked up, so a leaked configuration leaks no token."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+
+from voxmem.memory.records import check_tenant
+
+_HEX = re.compile(r"(?:sha256:)?([0-9a-f]{64})")
+#: browsers cannot set headers on a websocket; they send the token as a subprotocol
+#: (the Realtime API's browser convention)
+SUBPROTOCOL_PREFIX = "openai-insecure-api-key."
+
+
+class TokenFileError(ValueError):
+    """A token file line that is not ``<sha256 hex> <tenant>``."""
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    """A fresh random bearer token (shown once, then only its hash is kept)."""
+    return "vxm_" + secrets.token_urlsafe(24)
+
+
+class TokenTable:
+    """Which tenant each token belongs to."""
+
+    def __init__(self, hashes: Mapping[str, str] | None = None) -> None:
+        self._tenants: dict[str, str] = {}
+        for digest, tenant in (hashes or {}).items():
+            self.add_hash(digest, tenant)
+
+    def __len__(self) -> int:
+        return len(self._tenants)
+
+    def add_hash(self, digest: str, tenant: str) -> None:
+        m = _HEX.fullmatch(digest.strip().lower())
+        if m is None:
+            raise TokenFileError(
+                f"{digest[:12]!r}... is not a sha256 hex digest; store hashes, not tokens "
+                "(voxmem serve token TENANT --file FILE makes one)"
+            )
+        self._tenants[m.group(1)] = check_tenant(tenant)
+
+    def add_token(self, token: str, tenant: str) -> None:
+        self.add_hash(hash_token(token), tenant)
+
+    def tenant(self, token: str | None) -> str | None:
+        """The tenant of ``token``, or None for a missing or unknown token."""
+        if not token:
+            return None
+        digest = hash_token(token)
+        for known, tenant in self._tenants.items():
+            if hmac.compare_digest(known, digest):
+                return tenant
+        return None
+
+    @classmethod
+    def load(cls, path: str | Path, hashes: Mapping[str, str] | None = None) -> TokenTable:
+        """A token file (``<sha256 hex> <tenant>`` per line, ``#`` comments) plus ``hashes``."""
+        table = cls(hashes)
+        for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            if len(parts) != 2:
+                raise TokenFileError(f"{path}:{n}: expected '<sha256 hex> <tenant>', got {line!r}")
+            try:
+                table.add_hash(parts[0], parts[1])
+            except ValueError as exc:
+                raise TokenFileError(f"{path}:{n}: {exc}") from None
+        return table
+
+
+def bearer(authorization: str | None, subprotocols: str | None) -> str | None:
+    """The token a request carries: ``Authorization: Bearer`` or the browser subprotocol."""
+    if authorization:
+        scheme, _, value = authorization.strip().partition(" ")
+        if scheme.lower() == "bearer" and value.strip():
+            return value.strip()
+    for proto in (subprotocols or "").split(","):
+        proto = proto.strip()
+        if proto.startswith(SUBPROTOCOL_PREFIX):
+            return proto[len(SUBPROTOCOL_PREFIX) :] or None
+    return None
+
+
+def append_token_line(path: Path, token: str, tenant: str) -> None:
+    """Add a token's hash for ``tenant`` to a token file (created 0600 if missing)."""
+    check_tenant(tenant)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        path.touch(mode=0o600)
+    with path.open("a") as f:
+        f.write(f"{hash_token(token)} {tenant}\n")
