@@ -298,7 +298,7 @@ class VoiceAgent:
                 )
                 turns = [
                     t
-                    for t in await asyncio.to_thread(self.perceive_audio, clip)
+                    for t in await asyncio.to_thread(self.perceive_audio, clip, tenant)
                     if t.transcript.strip()
                 ]
                 transcript = " ".join(t.transcript.strip() for t in turns)
@@ -351,10 +351,13 @@ class VoiceAgent:
 
     # -- what the nodes ask of the agent ------------------------------------------------
 
-    def perceive_audio(self, audio: Audio) -> list[PerceivedTurn]:
-        """VAD, diarization, ASR with word times and the four embeddings, once."""
+    def perceive_audio(self, audio: Audio, tenant: str | None = None) -> list[PerceivedTurn]:
+        """VAD, diarization, ASR with word times and the four embeddings, once. The
+        tenant's known names (and the agent's) are hot words for the ASR: "what did
+        Marco say" is not heard as "Marcos"."""
+        names = [*self.speaker_names(tenant), self.name] if tenant else [self.name]
         with self._perception_lock:
-            return self.memory.perception.perceive(audio)
+            return self.memory.perception.perceive(audio, hotwords=", ".join(names))
 
     def meta_turns(self, tenant: str) -> set[str]:
         """Stored turns that asked the memory something, and the agent's answers."""

@@ -121,7 +121,7 @@ async def perceive(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
     environment: dict[str, float] = {}
     if ctx.audio is not None:
         try:
-            turns = await asyncio.to_thread(agent.perceive_audio, ctx.audio)
+            turns = await asyncio.to_thread(agent.perceive_audio, ctx.audio, tenant)
         except InvalidAudio as exc:
             turns, problem = [], f"I couldn't use that audio: {exc}"
         turns = [t for t in turns if t.transcript.strip()]

@@ -90,6 +90,14 @@ def _routing(
     return run_routing(out=out, seed=seed, quick=quick, console=console)
 
 
+def _agent(
+    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None, **_: object
+) -> Report:
+    from voxmem.benchmarks.agent_bench import run_agent_bench
+
+    return run_agent_bench(out=out, seed=seed, quick=quick, console=console)
+
+
 def _inspire(**kw: Any) -> Report:
     from voxmem.benchmarks.retrieval.inspire import run_inspire
 
@@ -146,6 +154,12 @@ RUNNERS: dict[str, Runner] = {
             "the agent's memory/no-memory decision and its plan (speaker, role, style, "
             "environment, time, topic) on a frozen pool of conversational requests",
             _routing,
+        ),
+        Runner(
+            "agent",
+            "a scripted spoken conversation through the whole agent with the shipped models: "
+            "per-node latency p50/p95 (first audio after the user's turn) at 10k stored turns",
+            _agent,
         ),
         Runner(
             "recall",

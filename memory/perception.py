@@ -88,11 +88,13 @@ class Perception:
             "environment": self.environment.name,
         }
 
-    def perceive(self, audio: Audio) -> list[PerceivedTurn]:
+    def perceive(self, audio: Audio, hotwords: str | None = None) -> list[PerceivedTurn]:
+        """Speaker turns with everything the memory keeps. ``hotwords`` (names the
+        listener expects) bias the ASR where the transcriber supports it."""
         turns = self.diarizer(audio)
         if not turns:
             return []
-        transcript = self.transcriber.transcribe(audio)
+        transcript = self._transcribe(audio, hotwords)
         words = _assign_words(transcript.words, turns)
         clips = [audio.slice(t.start, t.end) for t in turns]
         texts = [" ".join(w.text for w in ws).strip() for ws in words]
@@ -107,12 +109,21 @@ class Perception:
             [t.voiceprint for t in turns],
         )
 
+    def _transcribe(self, audio: Audio, hotwords: str | None) -> Transcript:
+        if hotwords and getattr(self.transcriber, "supports_hotwords", False):
+            return self.transcriber.transcribe(audio, hotwords=hotwords)  # type: ignore[call-arg]
+        return self.transcriber.transcribe(audio)
+
     def perceive_segment(
-        self, clip: Audio, transcript: str | None = None, start: float = 0.0
+        self,
+        clip: Audio,
+        transcript: str | None = None,
+        start: float = 0.0,
+        hotwords: str | None = None,
     ) -> PerceivedTurn:
         """One already-cut turn (no diarization); ASR runs unless ``transcript`` is given."""
         if transcript is None:
-            t = self.transcriber.transcribe(clip)
+            t = self._transcribe(clip, hotwords)
             text, words, lang = (
                 t.text,
                 [Word(w.text, w.start + start, w.end + start, w.probability) for w in t.words],

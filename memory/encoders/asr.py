@@ -58,7 +58,12 @@ class WhisperTranscriber:
         self.beam_size = beam_size
         self.language = "en" if model.variant and model.variant.endswith(".en") else language
 
-    def transcribe(self, audio: Audio) -> Transcript:
+    #: ``transcribe`` takes ``hotwords``: words to favour (the names of known speakers)
+    supports_hotwords = True
+
+    def transcribe(self, audio: Audio, hotwords: str | None = None) -> Transcript:
+        """Text, language and word times. ``hotwords`` biases decoding towards words the
+        caller expects (known names), as whisper's prompt does."""
         if audio.sample_rate != self.sample_rate:
             raise InvalidAudio(
                 f"ASR needs {self.sample_rate} Hz audio, got {audio.sample_rate};"
@@ -71,6 +76,7 @@ class WhisperTranscriber:
             word_timestamps=True,
             vad_filter=True,
             condition_on_previous_text=False,
+            hotwords=hotwords or None,
         )
         words: list[Word] = []
         texts = []

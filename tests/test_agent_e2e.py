@@ -1,0 +1,155 @@
+"""The agent end to end on the shipped models: a scripted conversation of three
+synthetic voices over two sessions (benchmarks/agent_bench.py's SCRIPT), then the
+local LLM and an OpenAI-compatible server as responders."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from voxmem.agent import VoiceAgent
+from voxmem.agent.respond import LocalLLMResponder, OpenAIResponder, Prompt, RecalledTurn
+from voxmem.benchmarks.agent_bench import SCRIPT, TENANT, run_script
+from voxmem.benchmarks.synth import ClipCache
+from voxmem.memory import AudioMemory
+from voxmem.settings import Settings
+
+pytestmark = pytest.mark.models
+
+
+def test_scripted_conversation(tmp_path: Path, pytestconfig: pytest.Config) -> None:
+    cache = ClipCache(pytestconfig.cache.mkdir("voxmem-synth"))
+    settings = Settings(data_dir=tmp_path / "data")
+    agent = VoiceAgent(AudioMemory(settings), settings=settings)
+
+    async def go() -> list:  # type: ignore[type-arg]
+        async with agent:
+            return await run_script(agent, cache)
+
+    turns = asyncio.run(go())
+    assert len(turns) == sum(1 for line in SCRIPT if line.voice is not None)
+    problems = {t.line.text: t.problems for t in turns if t.problems}
+    assert not problems, problems
+    by_text = {t.line.text: t.result for t in turns}
+    # the agent speaks in its own voice (piper), 24 kHz PCM16, and times every node
+    reply = by_text["What did I say about the budget?"]
+    assert len(reply.audio) > 24_000 and reply.timings["first_audio"] > 0
+    assert set(reply.timings) >= {"perceive", "route", "recall", "first_token", "speak"}
+    # the agent's voice is a known speaker named after it, and its turns are stored
+    memory = AudioMemory(settings)
+    names = {s.name for s in memory.speakers(TENANT)}
+    assert {"Dana", "Marco", "Peter", "Vox"} <= names
+    agent_turns = memory.list(TENANT, role="agent", limit=1000)
+    vox = next(s for s in memory.speakers(TENANT) if s.name == "Vox")
+    assert agent_turns and all(s.speaker_id == vox.id for s in agent_turns)
+
+
+def test_local_llm_answers_from_the_recalled_turn() -> None:
+    responder = LocalLLMResponder(Settings())
+    turn = RecalledTurn(
+        "seg_1",
+        "monday",
+        "spk_1",
+        "Dana",
+        "user",
+        "The budget for the offsite comes from the marketing team.",
+        0.0,
+        3.0,
+        time.time() - 3600,
+        1.0,
+    )
+    prompt = Prompt(
+        "Who pays for the offsite?",
+        "recall",
+        speaker_name="Marco",
+        recalled=[turn],
+        session="tuesday",
+        now=time.time(),
+    )
+
+    async def go() -> str:
+        return "".join([p async for p in responder.stream(prompt)])
+
+    text = asyncio.run(go())
+    assert text.strip()
+    assert "marketing" in text.lower()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_openai_compatible_server_through_the_official_client(tmp_path: Path) -> None:
+    """A real OpenAI-compatible server process (transformers serve with the shipped
+    SmolLM2) on loopback, answered through the official openai client."""
+    from voxmem.agent.llm import local_model_dir
+
+    model = local_model_dir(Settings())
+    port = _free_port()
+    exe = Path(sys.executable).parent / "transformers"
+    server = subprocess.Popen(
+        [
+            str(exe),
+            "serve",
+            str(model),
+            "--port",
+            str(port),
+            "--host",
+            "127.0.0.1",
+            "--device",
+            "cpu",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    try:
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(1)
+        else:
+            pytest.fail("transformers serve did not start in 180 s")
+        responder = OpenAIResponder(f"http://127.0.0.1:{port}/v1", "none", str(model), timeout=120)
+        turn = RecalledTurn(
+            "seg_1",
+            "monday",
+            "spk_1",
+            "Dana",
+            "user",
+            "The budget for the offsite comes from the marketing team.",
+            0.0,
+            3.0,
+            time.time() - 3600,
+            1.0,
+        )
+        prompt = Prompt(
+            "Who pays for the offsite?",
+            "recall",
+            speaker_name="Marco",
+            recalled=[turn],
+            session="tuesday",
+            now=time.time(),
+        )
+
+        async def go() -> list[str]:
+            return [p async for p in responder.stream(prompt)]
+
+        pieces = asyncio.run(go())
+        assert len(pieces) > 1  # streamed, not one block
+        assert "".join(pieces).strip()
+    finally:
+        server.terminate()
+        server.wait(30)
