@@ -187,7 +187,7 @@ def routing(asked: Sequence[Asked]) -> dict[str, Any]:
             "asked_about as expected": _mean(
                 [float(a.route.get("speaker") == expected[a.side]) for a in rows]
             ),
-            "asking voice recognised": _mean([float(a.speaker_known) for a in rows]),
+            "asking voice matched a known speaker": _mean([float(a.speaker_known) for a in rows]),
         }
     return out
 
