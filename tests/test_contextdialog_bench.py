@@ -249,6 +249,39 @@ def test_answer_metrics() -> None:
     assert recall_at(["u2", "u0"], "u0", 1) == 0.0 and recall_at(["u2", "u0"], "u0", 3) == 1.0
 
 
+def test_aggregate_splits_by_side_and_split() -> None:
+    from voxmem.benchmarks.retrieval.contextdialog_scores import Asked, aggregate, routing
+
+    def asked(qa: str, split: str, side: str, ranking: list[str], reply: str) -> Asked:
+        a = Asked(qa, split, "c1", side, "?", "lemon tart", "u1")
+        a.rankings = {"dense": ranking, "instruct": ranking[::-1]}
+        a.replies = {"dense@1": reply, "dense@3": reply, "instruct": "no", "none": ""}
+        a.route = {"intent": "recall", "speaker": "agent" if side == "assistant" else "any"}
+        a.speaker_is_support = True if side == "user" else None
+        return a
+
+    rows = [
+        asked("q0", "test_freq", "user", ["u1", "u2"], "a lemon tart"),
+        asked("q1", "test_freq", "assistant", ["u2", "u1"], "rice"),
+        asked("q2", "test_rare", "assistant", ["u3", "u4", "u1"], "Lemon tart!"),
+    ]
+    figures = aggregate(rows, ["none", "dense", "instruct"], ["test_freq", "test_rare"])
+    dense = figures["recall"]["dense"]
+    assert dense["test_freq"]["user"] == {"R@1": 1.0, "R@3": 1.0, "questions": 1}
+    assert dense["all"]["assistant"]["R@1"] == 0.0
+    assert dense["all"]["assistant"]["R@3"] == 1.0
+    assert dense["all"]["all"]["R@1"] == pytest.approx(1 / 3)
+    assert figures["recall"]["instruct"]["test_freq"]["assistant"]["R@1"] == 1.0
+    assert set(figures["answers"]) == {"none", "dense@1", "dense@3", "instruct"}
+    assert figures["answers"]["dense@1"]["all"]["all"]["containment"] == pytest.approx(2 / 3)
+    assert figures["answers"]["none"]["all"]["all"]["containment"] == 0.0
+    routed = routing(rows)
+    assert routed["assistant"]["asked_about as expected"] == 1.0
+    assert routed["user"]["asked_about as expected"] == 0.0
+    assert routed["user"]["asking voice taken for the supporting turn's speaker"] == 1.0
+    assert "asking voice taken for the supporting turn's speaker" not in routed["assistant"]
+
+
 def test_mini_scripts_ask_about_facts_said_once() -> None:
     from voxmem.benchmarks.retrieval.contextdialog_mini import TOPICS, USER_VOICES, _script
 

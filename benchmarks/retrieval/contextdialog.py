@@ -174,6 +174,9 @@ async def _ask(
     asked.transcript = result.transcript
     asked.route = {k: result.route.get(k) for k in ("intent", "speaker", "time", "plan", "why")}
     asked.speaker_known = result.speaker_id is not None
+    if q.side == "user" and history.segments.get(q.supporting_utterance_id):
+        said_by = history.segments[q.supporting_utterance_id][0].speaker_id
+        asked.speaker_is_support = result.speaker_id is not None and result.speaker_id == said_by
     asked.agent_timings = {k: float(v) for k, v in result.timings.items()}
     asked.rankings["instruct"] = _utterances([h.turn_id for h in result.hits], history)
     asked.replies["instruct"] = result.reply

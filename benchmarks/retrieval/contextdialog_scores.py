@@ -66,6 +66,8 @@ class Asked:
     transcript: str = ""
     route: dict[str, Any] = field(default_factory=dict)
     speaker_known: bool = False
+    #: user-side questions: the asking voice was taken for the supporting turn's speaker
+    speaker_is_support: bool | None = None
     #: retriever -> utterance ids, best first
     rankings: dict[str, list[str]] = field(default_factory=dict)
     #: answer condition -> reply
@@ -87,6 +89,7 @@ class Asked:
             "support": self.support,
             "route": self.route,
             "speaker_known": self.speaker_known,
+            "speaker_is_support": self.speaker_is_support,
             "rankings": {r: v[:5] for r, v in self.rankings.items()},
             "replies": self.replies,
             "agent_timings": self.agent_timings,
@@ -189,6 +192,9 @@ def routing(asked: Sequence[Asked]) -> dict[str, Any]:
             ),
             "asking voice matched a known speaker": _mean([float(a.speaker_known) for a in rows]),
         }
+        judged = [float(a.speaker_is_support) for a in rows if a.speaker_is_support is not None]
+        if judged:
+            out[side]["asking voice taken for the supporting turn's speaker"] = _mean(judged)
     return out
 
 
