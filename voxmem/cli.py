@@ -332,8 +332,11 @@ def main() -> None:
 def _register_more_commands() -> None:
     """Commands that live in their own modules."""
     from voxmem.cli_chat import chat
+    from voxmem.cli_serve import serve, token
 
     app.command(name="chat")(chat)
+    app.command(name="serve")(serve)
+    app.command(name="token")(token)
 
 
 _register_more_commands()

@@ -6,7 +6,7 @@ const RATE = 24000;
 const $ = (id) => document.getElementById(id);
 const state = {
   ws: null, token: "", ctx: null, mic: null, node: null,
-  playing: [], nextTime: 0, current: null, // current: {itemId, startedAt, scheduledMs}
+  playing: [], nextTime: 0, current: null, chunks: 0, peak: 0, // current: {itemId, startedAt, scheduledMs}
   agentRows: new Map(), userRows: new Map(),
 };
 window.voxmem = state; // for tests and the curious
@@ -65,7 +65,13 @@ async function startMic() {
   await ctx.audioWorklet.addModule("/capture-worklet.js");
   const source = ctx.createMediaStreamSource(stream);
   const node = new AudioWorkletNode(ctx, "pcm-capture", { processorOptions: { targetRate: RATE, chunkMs: 100 } });
-  node.port.onmessage = (e) => send({ type: "input_audio_buffer.append", audio: b64FromPcm(e.data) });
+  node.port.onmessage = (e) => {
+    const pcm = new Int16Array(e.data);
+    let peak = 0;
+    for (let i = 0; i < pcm.length; i++) peak = Math.max(peak, Math.abs(pcm[i]));
+    state.chunks += 1; state.peak = peak / 32768; // what the microphone is sending, for the curious
+    send({ type: "input_audio_buffer.append", audio: b64FromPcm(e.data) });
+  };
   source.connect(node);
   // keep the graph pulling without making the microphone audible
   const mute = ctx.createGain(); mute.gain.value = 0; node.connect(mute).connect(ctx.destination);

@@ -9,7 +9,8 @@ class PcmCapture extends AudioWorkletProcessor {
     this.step = sampleRate / this.target; // input samples per output sample
     this.pos = 0; // fractional read position into the pending input
     this.pending = new Float32Array(0);
-    this.chunk = new Int16Array(Math.round(this.target * (opts.chunkMs || 100) / 1000));
+    this.size = Math.round(this.target * (opts.chunkMs || 100) / 1000);
+    this.chunk = new Int16Array(this.size);
     this.filled = 0;
   }
 
@@ -30,9 +31,10 @@ class PcmCapture extends AudioWorkletProcessor {
       for (let k = 0; k < width; k++) { a += joined[i + k]; b += joined[i + k + 1]; }
       const v = (a * (1 - frac) + b * frac) / width;
       this.chunk[this.filled++] = Math.max(-32768, Math.min(32767, Math.round(v * 32767)));
-      if (this.filled === this.chunk.length) {
+      if (this.filled === this.size) {
+        // the buffer is transferred (and detached here), so a fresh one follows
         this.port.postMessage(this.chunk.buffer, [this.chunk.buffer]);
-        this.chunk = new Int16Array(this.chunk.length);
+        this.chunk = new Int16Array(this.size);
         this.filled = 0;
       }
       pos += this.step;
