@@ -34,14 +34,16 @@ from voxmem.agent.events import (
     TurnResult,
 )
 from voxmem.agent.graph import TurnContext, build_graph, load_turn_audio
+from voxmem.agent.listen import Listener
 from voxmem.agent.remember import MemoryWriter, MetaLedger
 from voxmem.agent.respond import RecalledTurn, Responder
 from voxmem.agent.respond import responder as make_responder
 from voxmem.agent.route import Router
 from voxmem.agent.speak import OUTPUT_RATE, Synthesizer, synthesizer
 from voxmem.audio import Audio, AudioSource, load_audio
+from voxmem.memory.encoders.asr import Transcript
 from voxmem.memory.perception import PerceivedTurn
-from voxmem.memory.records import StoreError, UnknownTenant, check_tenant
+from voxmem.memory.records import StoreError, UnknownTenant, Word, check_tenant
 from voxmem.memory.store import AudioMemory
 from voxmem.retrievers.recall import RetrievedTurn
 from voxmem.settings import Settings
@@ -165,7 +167,7 @@ class VoiceAgent:
         tenant: str,
         session: str,
         *,
-        audio: AudioSource | Audio | None = None,
+        audio: AudioSource | Audio | Listener | None = None,
         text: str | None = None,
         sample_rate: int | None = None,
         control: TurnControl | None = None,
@@ -186,7 +188,14 @@ class VoiceAgent:
         began = time.perf_counter()
         clip: Audio | None = None
         problem: str | None = None
-        if audio is not None:
+        listener = audio if isinstance(audio, Listener) else None
+        if listener is not None:
+            if listener.seconds > self.settings.agent.max_turn_seconds:
+                problem = (
+                    f"I couldn't use that audio: the turn is {listener.seconds:.0f} s long; the "
+                    f"agent takes turns up to {self.settings.agent.max_turn_seconds:.0f} s"
+                )
+        elif audio is not None:
             try:
                 clip = await asyncio.to_thread(
                     load_turn_audio, audio, sample_rate, self.settings.agent.max_turn_seconds
@@ -199,6 +208,7 @@ class VoiceAgent:
             previous = await self._graph.aget_state(config)
             turn_no = int((previous.values or {}).get("turn", 0)) + 1
             context = TurnContext(self, clip, control, began)
+            context.listener = listener if problem is None else None
             inputs: dict[str, Any] = {
                 "tenant": tenant,
                 "session": session,
@@ -236,7 +246,7 @@ class VoiceAgent:
         tenant: str,
         session: str,
         *,
-        audio: AudioSource | Audio | None = None,
+        audio: AudioSource | Audio | Listener | None = None,
         text: str | None = None,
         sample_rate: int | None = None,
         control: TurnControl | None = None,
@@ -362,6 +372,24 @@ class VoiceAgent:
     def meta_turns(self, tenant: str) -> set[str]:
         """Stored turns that asked the memory something, and the agent's answers."""
         return self._ledger.ids(tenant)
+
+    def listener(self, tenant: str | None = None, sample_rate: int = 16_000) -> Listener:
+        """A turn heard while it is spoken: ``feed`` it audio as it arrives, then pass it
+        as ``audio=`` to :meth:`stream` or :meth:`turn` when the turn ends."""
+        return Listener(self, tenant, sample_rate)
+
+    def transcribe(self, audio: Audio, tenant: str | None = None) -> Transcript:
+        """ASR alone, with the tenant's names as hot words (a listener's passes)."""
+        names = [*self.speaker_names(tenant), self.name] if tenant else [self.name]
+        with self._perception_lock:
+            return self.memory.perception.transcribe(audio, ", ".join(names))
+
+    def embed_turn(self, clip: Audio, transcript: str, words: Sequence[Word]) -> PerceivedTurn:
+        """The four embeddings and labels of a turn whose words are already known."""
+        with self._perception_lock:
+            turn = self.memory.perception.perceive_segment(clip, transcript=transcript)
+        turn.words = list(words)
+        return turn
 
     def speaker_names(self, tenant: str) -> list[str]:
         try:

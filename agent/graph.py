@@ -24,6 +24,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from voxmem.agent.events import AudioChunk, Heard, Recalled, TextDelta, TurnControl
+from voxmem.agent.listen import Listener
 from voxmem.agent.respond import (
     ExtractiveResponder,
     Prompt,
@@ -86,6 +87,8 @@ class TurnContext:
     began: float
     #: why the turn's audio could not be used (it never reached perceive)
     problem: str | None = None
+    #: a turn heard while it was spoken (most of its ASR already done)
+    listener: Listener | None = None
     perceived: list[PerceivedTurn] = field(default_factory=list)
     voice: np.ndarray | None = None
     route: Route | None = None
@@ -119,9 +122,14 @@ async def perceive(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
     transcript = state.get("input_text") or ""
     style: dict[str, float] = {}
     environment: dict[str, float] = {}
+    if ctx.listener is not None:
+        ctx.audio = ctx.listener.audio()
     if ctx.audio is not None:
         try:
-            turns = await asyncio.to_thread(agent.perceive_audio, ctx.audio, tenant)
+            if ctx.listener is not None:
+                turns = await ctx.listener.finish()
+            else:
+                turns = await asyncio.to_thread(agent.perceive_audio, ctx.audio, tenant)
         except InvalidAudio as exc:
             turns, problem = [], f"I couldn't use that audio: {exc}"
         turns = [t for t in turns if t.transcript.strip()]

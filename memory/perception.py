@@ -94,7 +94,7 @@ class Perception:
         turns = self.diarizer(audio)
         if not turns:
             return []
-        transcript = self._transcribe(audio, hotwords)
+        transcript = self.transcribe(audio, hotwords)
         words = _assign_words(transcript.words, turns)
         clips = [audio.slice(t.start, t.end) for t in turns]
         texts = [" ".join(w.text for w in ws).strip() for ws in words]
@@ -109,7 +109,8 @@ class Perception:
             [t.voiceprint for t in turns],
         )
 
-    def _transcribe(self, audio: Audio, hotwords: str | None) -> Transcript:
+    def transcribe(self, audio: Audio, hotwords: str | None = None) -> Transcript:
+        """ASR alone; ``hotwords`` where the transcriber supports them."""
         if hotwords and getattr(self.transcriber, "supports_hotwords", False):
             return self.transcriber.transcribe(audio, hotwords=hotwords)  # type: ignore[call-arg]
         return self.transcriber.transcribe(audio)
@@ -123,7 +124,7 @@ class Perception:
     ) -> PerceivedTurn:
         """One already-cut turn (no diarization); ASR runs unless ``transcript`` is given."""
         if transcript is None:
-            t = self._transcribe(clip, hotwords)
+            t = self.transcribe(clip, hotwords)
             text, words, lang = (
                 t.text,
                 [Word(w.text, w.start + start, w.end + start, w.probability) for w in t.words],

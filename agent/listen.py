@@ -1,0 +1,196 @@
+"""Hearing a turn while it is spoken.
+
+Transcribing a 3 s turn after it ends costs most of an 800 ms reply budget on two
+cores, so a live front end (the websocket server) feeds the user's audio to a
+``Listener`` as it arrives: each time enough new speech has piled up, the stretch
+up to the quietest point in it is transcribed in the background, so that when the
+turn ends only its tail is left to transcribe. ``finish()`` returns the turn as the
+memory keeps it (transcript, word times, the four embeddings), and
+``VoiceAgent.stream(audio=listener)`` answers it like any other turn.
+
+A live turn is one person speaking (the server's VAD cuts turns), so no
+diarization runs: the speech between the first and last loud frame is the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from voxmem.audio import TARGET_RATE, Audio, load_audio, resample
+from voxmem.errors import EmptyAudio
+from voxmem.memory.perception import PerceivedTurn
+from voxmem.memory.records import Word
+
+if TYPE_CHECKING:
+    from voxmem.agent.agent import VoiceAgent
+
+
+@dataclass(frozen=True)
+class ListenerParams:
+    #: untranscribed speech that starts a background pass, seconds
+    window_s: float = 1.6
+    #: the cut is the quietest 30 ms frame in the last part of the window
+    search_s: float = 0.8
+    #: speech kept around the loud part of the turn, seconds
+    margin_s: float = 0.15
+    #: frames this far below the loudest are silence, dB
+    floor_db: float = -35.0
+
+
+@dataclass
+class _Progress:
+    done: int = 0  # samples transcribed
+    words: list[Word] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    language: str | None = None
+
+
+class Listener:
+    """The user's audio, fed as it arrives (16 kHz float32, or PCM16 at ``sample_rate``)."""
+
+    def __init__(
+        self,
+        agent: VoiceAgent,
+        tenant: str | None = None,
+        sample_rate: int = TARGET_RATE,
+        params: ListenerParams | None = None,
+    ) -> None:
+        self.agent = agent
+        self.tenant = tenant
+        self.sample_rate = sample_rate
+        self.params = params or ListenerParams()
+        self._parts: list[np.ndarray] = []
+        self._n = 0
+        self._progress = _Progress()
+        self._lock = threading.Lock()
+        self._job: threading.Thread | None = None
+        self._closed = False
+        #: background passes begun and finished
+        self.started = 0
+        self.passes = 0
+
+    @property
+    def seconds(self) -> float:
+        return self._n / TARGET_RATE
+
+    def feed(self, audio: bytes | np.ndarray) -> None:
+        """Add audio; may start a background transcription of what is complete."""
+        if self._closed:
+            raise RuntimeError("this turn is finished; start a new Listener")
+        if isinstance(audio, bytes | bytearray | memoryview):
+            samples = np.frombuffer(bytes(audio), "<i2").astype(np.float32) / 32768.0
+        else:
+            samples = np.asarray(audio, np.float32).reshape(-1)
+        if self.sample_rate != TARGET_RATE:
+            samples = resample(samples, self.sample_rate, TARGET_RATE)
+        with self._lock:
+            self._parts.append(samples)
+            self._n += len(samples)
+        self._maybe_start()
+
+    def _audio(self) -> np.ndarray:
+        with self._lock:
+            if len(self._parts) > 1:
+                self._parts = [np.concatenate(self._parts)]
+            return self._parts[0] if self._parts else np.zeros(0, np.float32)
+
+    def _maybe_start(self) -> None:
+        p = self.params
+        if self._job is not None and self._job.is_alive():
+            return
+        pending = self._n - self._progress.done
+        if pending < int(p.window_s * TARGET_RATE):
+            return
+        samples = self._audio()
+        cut = _quietest(samples, self._progress.done, len(samples), int(p.search_s * TARGET_RATE))
+        self._job = threading.Thread(
+            target=self._transcribe, args=(samples, self._progress.done, cut), daemon=True
+        )
+        self.started += 1
+        self._job.start()
+
+    def _transcribe(self, samples: np.ndarray, start: int, end: int) -> None:
+        piece = samples[start:end]
+        if _loud(piece, self.params.floor_db):
+            t = self.agent.transcribe(Audio(piece.copy(), TARGET_RATE), self.tenant)
+            offset = start / TARGET_RATE
+            self._progress.words += [
+                Word(w.text, w.start + offset, w.end + offset, w.probability) for w in t.words
+            ]
+            if t.text.strip():
+                self._progress.texts.append(t.text.strip())
+            self._progress.language = self._progress.language or t.language
+        self._progress.done = end
+        self.passes += 1
+
+    async def finish(self) -> list[PerceivedTurn]:
+        """The whole turn, perceived: the tail transcribed, then the embeddings. An
+        empty list when there was no speech."""
+        self._closed = True
+        if self._job is not None:
+            await asyncio.to_thread(self._job.join)
+        samples = self._audio()
+        if not len(samples):
+            raise EmptyAudio("no audio was fed for this turn; send audio before committing")
+        if self._progress.done < len(samples):
+            await asyncio.to_thread(self._transcribe, samples, self._progress.done, len(samples))
+        text = " ".join(self._progress.texts).strip()
+        span = _speech_span(samples, self.params)
+        if not text or span is None:
+            return []
+        start, end = span
+        clip = load_audio(samples[start:end], sample_rate=TARGET_RATE)
+        offset = start / TARGET_RATE
+        words = [
+            Word(w.text, w.start - offset, w.end - offset, w.probability)
+            for w in self._progress.words
+        ]
+        turn = await asyncio.to_thread(self.agent.embed_turn, clip, text, words)
+        turn.language = self._progress.language
+        return [turn]
+
+    def audio(self) -> Audio:
+        """Everything fed so far (16 kHz)."""
+        return Audio(self._audio().copy(), TARGET_RATE)
+
+
+def _frames(x: np.ndarray, frame: int = 480) -> np.ndarray:
+    n = len(x) // frame
+    if n == 0:
+        return np.zeros(0)
+    return np.sqrt(np.mean(x[: n * frame].reshape(n, frame) ** 2, axis=1) + 1e-12)
+
+
+def _loud(x: np.ndarray, floor_db: float) -> bool:
+    rms = _frames(x)
+    return bool(len(rms)) and float(rms.max()) > 10 ** (floor_db / 20) * 0.5
+
+
+def _quietest(x: np.ndarray, start: int, end: int, search: int, frame: int = 480) -> int:
+    """The sample index of the quietest frame in the last ``search`` samples before ``end``."""
+    lo = max(start + frame, end - search)
+    rms = _frames(x[lo:end], frame)
+    if not len(rms):
+        return end
+    return lo + int(np.argmin(rms)) * frame + frame // 2
+
+
+def _speech_span(x: np.ndarray, p: ListenerParams, frame: int = 480) -> tuple[int, int] | None:
+    rms = _frames(x, frame)
+    if not len(rms) or rms.max() < 1e-4:
+        return None
+    loud = np.nonzero(20 * np.log10(rms / rms.max()) > p.floor_db)[0]
+    if not len(loud):
+        return None
+    margin = int(p.margin_s * TARGET_RATE)
+    start = max(0, int(loud[0]) * frame - margin)
+    end = min(len(x), (int(loud[-1]) + 1) * frame + margin)
+    return (start, end) if end - start >= int(0.1 * TARGET_RATE) else None
+
+
+__all__ = ["Listener", "ListenerParams"]
