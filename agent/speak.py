@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
@@ -28,6 +29,12 @@ from voxmem.settings import Settings
 OUTPUT_RATE = 24_000
 #: a sentence ends at . ! ? or a line break followed by space (or the end)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\n+")
+#: a colon or semicolon also ends a piece to speak once this much text precedes it, so
+#: 'Dana said yesterday: "..."' starts playing before the quote is synthesised
+_SOFT_END = re.compile(r"(?<=[:;])\s+")
+SOFT_MIN_CHARS = 12
+#: synthesised sentences kept per synthesizer (the same text always sounds the same)
+CACHE_SENTENCES = 256
 
 
 class Synthesizer(Protocol):
@@ -103,17 +110,41 @@ class EspeakSynthesizer:
             return load_audio(wav)
 
 
+class CachedSynthesizer:
+    """Keeps the last ``size`` sentences' audio: greetings and acknowledgements repeat,
+    and both engines are deterministic, so a repeat costs nothing."""
+
+    def __init__(self, inner: Synthesizer, size: int = CACHE_SENTENCES) -> None:
+        self.inner, self.size = inner, size
+        self.name = inner.name
+        self._cache: OrderedDict[str, Audio] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def synthesize(self, text: str) -> Audio:
+        with self._lock:
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                return hit
+        audio = self.inner.synthesize(text)
+        with self._lock:
+            self._cache[text] = audio
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+        return audio
+
+
 def synthesizer(settings: Settings) -> Synthesizer:
     """The TTS backend the settings name; piper falls back to espeak-ng when its voice
     cannot load (the agent always has a voice)."""
     backend = settings.tts.backend
     if backend == "piper":
         try:
-            return PiperSynthesizer(settings.tts.variant or "en_US-joe-medium")
+            return CachedSynthesizer(PiperSynthesizer(settings.tts.variant or "en_US-joe-medium"))
         except SynthesisError:
-            return EspeakSynthesizer()
+            return CachedSynthesizer(EspeakSynthesizer())
     if backend == "espeak-ng":
-        return EspeakSynthesizer(settings.tts.variant or "en-us")
+        return CachedSynthesizer(EspeakSynthesizer(settings.tts.variant or "en-us"))
     raise SynthesisError(
         f"no TTS backend {backend!r}; set VOXMEM_TTS__BACKEND to piper or espeak-ng"
     )
@@ -137,11 +168,18 @@ def split_sentences(buffer: str, final: bool = False) -> tuple[list[str], str]:
     the rest counts as a sentence too."""
     out: list[str] = []
     start = 0
-    for m in _SENTENCE_END.finditer(buffer):
-        piece = buffer[start : m.end()].strip()
+    ends = sorted(
+        [(m.end(), m.end()) for m in _SENTENCE_END.finditer(buffer)]
+        + [(m.end(), m.start()) for m in _SOFT_END.finditer(buffer)]
+    )
+    for end, mark in ends:
+        soft = mark != end
+        if end <= start or (soft and mark - start < SOFT_MIN_CHARS):
+            continue
+        piece = buffer[start:end].strip()
         if piece:
             out.append(piece)
-        start = m.end()
+        start = end
     rest = buffer[start:]
     if final and rest.strip():
         out.append(rest.strip())
@@ -156,6 +194,7 @@ def speakable(text: str) -> str:
 
 __all__ = [
     "OUTPUT_RATE",
+    "CachedSynthesizer",
     "EspeakSynthesizer",
     "PiperSynthesizer",
     "Synthesizer",

@@ -283,3 +283,31 @@ def test_a_crash_loses_only_queued_turns(tmp_path: Path) -> None:
     assert report.ok, report
     for seg in memory.list("acme"):
         assert memory.audio("acme", seg.id).duration > 0
+
+
+def test_replies_are_spoken_in_pieces() -> None:
+    from voxmem.agent.speak import split_sentences
+
+    done, rest = split_sentences('Welcome back, Dana. Dana said yesterday: "The budget is set." Mo')
+    assert done == ["Welcome back, Dana.", "Dana said yesterday:", '"The budget is set."']
+    assert rest == "Mo"
+    assert split_sentences("Ok: fine. Done", final=True) == (["Ok: fine.", "Done"], "")
+
+
+def test_repeated_sentences_are_synthesised_once() -> None:
+    from voxmem.agent.speak import CachedSynthesizer
+
+    calls: list[str] = []
+
+    class Counting(HummingSynthesizer):
+        def synthesize(self, text: str):  # type: ignore[no-untyped-def]
+            calls.append(text)
+            return super().synthesize(text)
+
+    voice = CachedSynthesizer(Counting(), size=2)
+    a = voice.synthesize("Got it.")
+    assert voice.synthesize("Got it.") is a
+    voice.synthesize("One.")
+    voice.synthesize("Two.")
+    voice.synthesize("Got it.")
+    assert calls == ["Got it.", "One.", "Two.", "Got it."]
