@@ -82,6 +82,10 @@ class InputBuffer:
         self.drop_before(end_ms if end_ms is not None else self.end_ms)
         return out
 
+    def view(self, start_ms: float) -> bytes:
+        """The audio from session time ``start_ms`` to the end, left in place."""
+        return bytes(self._data[self._index(start_ms) :])
+
     def drop_before(self, ms: float) -> None:
         """Forget audio older than session time ``ms``."""
         cut = self._index(ms)

@@ -44,6 +44,8 @@ class TurnInput:
     speech_end: float | None = None
     #: wall time the turn was committed
     committed: float = 0.0
+    #: the agent's Listener that heard ``audio`` while it was spoken (the turn's audio)
+    listener: Any = None
 
 
 Send = Callable[[ev.ServerEvent], Awaitable[None]]
@@ -161,12 +163,17 @@ class ResponseRun:
 
     async def _stream(self) -> None:
         t = self.turn
+        audio: Any = None
+        if t.listener is not None:
+            audio = t.listener
+        elif t.audio is not None:
+            audio = _samples(t.audio)
         stream = self.agent.stream(
             self.tenant,
             self.conversation,
-            audio=_samples(t.audio) if t.audio is not None else None,
+            audio=audio,
             text=t.text,
-            sample_rate=t.rate if t.audio is not None else None,
+            sample_rate=t.rate if t.audio is not None and t.listener is None else None,
             control=self.control,
         )
         started = False

@@ -10,7 +10,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from voxmem.server import events as ev
 from voxmem.server.audio import InputBuffer, StreamResampler, pcm16_to_float, pcm_ms
@@ -125,6 +125,10 @@ class RealtimeSession:
         self.active: ResponseRun | None = None
         self._speech_item: str | None = None
         self._speech_start_ms = 0.0
+        #: hears the turn in progress while it is spoken (None when not listening)
+        self._listener: Any = None
+        #: the listener that heard each pending audio item
+        self._listeners: dict[str, Any] = {}
         self.errors = 0
         #: (when the user stopped speaking, when the turn was committed) of the last input
         self._timing: tuple[float | None, float] = (None, 0.0)
@@ -184,6 +188,7 @@ class RealtimeSession:
             if self.vad is not None:
                 self.vad.turns.speaking = False
             self._speech_item = None
+            self._listener = None
             await self.send(ev.BufferCleared())
         elif isinstance(event, ev.ConversationItemCreate):
             await self._item_create(event)
@@ -268,6 +273,9 @@ class RealtimeSession:
         if self.vad is None or not pcm:
             return
         vad, resampler = self.vad, self.resampler
+        listening = self._listener
+        if listening is not None:
+            await asyncio.to_thread(listening.feed, pcm)
         events = await asyncio.to_thread(lambda: vad.feed(resampler(pcm16_to_float(pcm))))
         for event in events:
             await self._on_vad(event)
@@ -285,6 +293,10 @@ class RealtimeSession:
         if event.kind == "started":
             self._speech_item = ev.new_id("item")
             self._speech_start_ms = event.at_ms
+            if self.limits.listen_while_speaking:
+                listener = self.agent.listener(self.tenant, sample_rate=self.config.input_rate)
+                await asyncio.to_thread(listener.feed, self.buffer.view(event.at_ms))
+                self._listener = listener
             run = self.active
             if td.interrupt_response and run is not None and not run.done:
                 self._stop(run, "turn_detected")
@@ -294,6 +306,7 @@ class RealtimeSession:
             return
         item_id = self._speech_item or ev.new_id("item")
         self._speech_item = None
+        listener, self._listener = self._listener, None
         now = time.perf_counter()
         await self.send(ev.SpeechStopped(audio_end_ms=int(event.at_ms), item_id=item_id))
         if not event.is_turn:
@@ -303,7 +316,7 @@ class RealtimeSession:
         pcm = self.buffer.take(self._speech_start_ms, end)
         # the user stopped speaking a silence window before the detector could know
         speech_end = now - (0 if forced else td.silence_duration_ms / 1000)
-        await self._commit(pcm, item_id, speech_end=speech_end, committed=now)
+        await self._commit(pcm, item_id, speech_end=speech_end, committed=now, listener=listener)
         if td.create_response:
             await self._respond()
 
@@ -317,6 +330,7 @@ class RealtimeSession:
             )
         item_id = self._speech_item or ev.new_id("item")
         self._speech_item = None
+        self._listener = None
         if self.vad is not None:
             self.vad.turns.speaking = False
         now = time.perf_counter()
@@ -326,7 +340,13 @@ class RealtimeSession:
             await self._respond()
 
     async def _commit(
-        self, pcm: bytes, item_id: str, *, speech_end: float | None, committed: float
+        self,
+        pcm: bytes,
+        item_id: str,
+        *,
+        speech_end: float | None,
+        committed: float,
+        listener: Any = None,
     ) -> None:
         previous = self.last_item_id
         item = ev.Item(
@@ -334,6 +354,7 @@ class RealtimeSession:
         )
         self._remember(item)
         self.pending.append((item, pcm, None))
+        self._listeners[item.id] = listener
         self._timing = (speech_end, committed)
         await self.send(ev.BufferCommitted(previous_item_id=previous, item_id=item_id))
         await self.send(ev.ItemAdded(previous_item_id=previous, item=item))
@@ -344,6 +365,12 @@ class RealtimeSession:
         if it.id is not None and it.id in self.items:
             raise ev.ProtocolError(
                 "duplicate_item_id", f"item {it.id!r} already exists", param="item.id", event_id=eid
+            )
+        if len(self.pending) >= ITEMS_KEPT:
+            raise ev.ProtocolError(
+                "too_many_pending_items",
+                f"{ITEMS_KEPT} items wait for an answer; send response.create first",
+                event_id=eid,
             )
         texts = [
             p.text for p in it.content if p.type in ("input_text", "text", "output_text") and p.text
@@ -437,7 +464,11 @@ class RealtimeSession:
         turn = _turn_input(self.pending, self.config.input_rate)
         if turn is None:
             return  # only assistant text so far: it waits for the user's next turn
+        users = [item for item, _, _ in self.pending if item.role == "user"]
+        if len(users) == 1 and turn.audio is not None and not turn.before:
+            turn.listener = self._listeners.get(users[0].id)
         self.pending = []
+        self._listeners.clear()
         turn.speech_end, turn.committed = self._timing
         previous = self.active.task if self.active is not None else None
         run = ResponseRun(

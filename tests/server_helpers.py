@@ -99,7 +99,13 @@ async def fake_server(
     memory.perception.transcriber = asr
     settings = Settings(
         data_dir=root,
-        server={"warm_up": False, "vad": "energy", "truncate_wait_ms": 200, **server_settings},
+        server={
+            "warm_up": False,
+            "vad": "energy",
+            "truncate_wait_ms": 200,
+            "listen_while_speaking": False,
+            **server_settings,
+        },
     )
     agent = VoiceAgent(memory, settings=settings, synthesizer_=HummingSynthesizer())
     table = TokenTable()

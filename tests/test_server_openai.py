@@ -120,3 +120,6 @@ async def test_openai_client_end_to_end_with_the_shipped_models(
             events = await _converse(server.port, TOKEN, pcm.astype("<i2").tobytes(), 180)
     transcript, _ = _check_turn(events)
     assert "budget" in transcript.lower()
+    latency = events[-1].response.voxmem["latency"]  # ours, kept by the package's model
+    print("latency:", latency, "timings:", events[-1].response.voxmem["timings"])
+    assert latency["speech_end_to_first_audio_ms"] > 0

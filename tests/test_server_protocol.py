@@ -532,3 +532,16 @@ async def test_a_stalled_client_is_closed_and_others_go_on(tmp_path: Path) -> No
             await c.send({"type": "response.create"})
             assert (await c.until("response.done", timeout=20))["response"]["status"] == "completed"
         sock.close()
+
+
+async def test_a_turn_heard_while_spoken_goes_to_the_agent_listener(tmp_path: Path) -> None:
+    async with fake_server(tmp_path, listen_while_speaking=True) as s, client(s.url) as c:
+        s.asr.register(300, "hello there")
+        await c.append(spoken(300, seconds=0.8))
+        await c.until("response.done")
+        heard = _by_type(c.seen, "conversation.item.input_audio_transcription.completed")
+        assert heard[0]["transcript"] == "hello there"
+        await _flush(s)
+        stored = s.agent.memory.list("acme", role="user", limit=5)
+        # the listener keeps the speech it heard, trimmed to its loud part
+        assert len(stored) == 1 and 0.7 < stored[0].duration < 1.3

@@ -138,11 +138,16 @@ class ServerSettings(BaseModel):
     send_timeout_s: float = Field(default=10.0, gt=0)
     #: after a barge-in, how long a reply waits for the client's truncate before storing
     truncate_wait_ms: int = Field(default=500, ge=0)
+    #: reply audio sent ahead of the listener's playback; the turn is stored (keeping
+    #: only what was played if interrupted) once no more than this is left to play
+    playback_lead_ms: int = Field(default=500, ge=0)
     #: streaming speech detector: silero (the shipped model) or energy (a level gate)
     vad: Literal["silero", "energy"] = "silero"
     vad_threshold: float = Field(default=0.5, gt=0, lt=1)
     prefix_padding_ms: int = Field(default=300, ge=0)
     silence_duration_ms: int = Field(default=500, ge=0)
+    #: transcribe a turn while it is spoken (the agent's Listener), leaving only the tail
+    listen_while_speaking: bool = True
     #: load every model at start rather than on the first turn
     warm_up: bool = True
 
