@@ -298,7 +298,10 @@ class VoiceAgent:
                     ]
                 )
                 if pcm:
-                    self.remember_agent(tenant, session, turn_no, pcm, text)
+                    history = (snap.values or {}).get("dialogue") or []
+                    last = history[-1] if history else None
+                    asked = last["text"] if last and last.get("role") == "user" else None
+                    self.remember_agent(tenant, session, turn_no, pcm, text, replying_to=asked)
                 entry = {"role": "agent", "speaker": self.name, "text": text}
             elif role == "user":
                 if audio is None:
@@ -487,9 +490,21 @@ class VoiceAgent:
             self.memory.name_speaker(tenant, speaker_id, name)
 
     def remember_agent(
-        self, tenant: str, session: str, turn: int, pcm: bytes, text: str, meta: bool = False
+        self,
+        tenant: str,
+        session: str,
+        turn: int,
+        pcm: bytes,
+        text: str,
+        meta: bool = False,
+        replying_to: str | None = None,
     ) -> None:
-        """Queue the agent's own turn: its audio (as spoken), text and role ``agent``."""
+        """Queue the agent's own turn: its audio (as spoken), text and role ``agent``.
+
+        A reply means what it answers: its text vector is taken over the user's words it
+        replies to (``replying_to``) and its own, so "what did you tell me to bring
+        camping?" finds "pack bug spray" said in answer to a camping question. The
+        stored transcript is the reply alone."""
         samples = np.frombuffer(pcm, "<i2").astype(np.float32) / 32767.0
 
         def write() -> Any:
@@ -497,6 +512,9 @@ class VoiceAgent:
             speaker = self._agent_speaker(tenant)
             with self._perception_lock:
                 perceived = self.memory.perception.perceive_segment(clip, transcript=text)
+                if replying_to and replying_to.strip():
+                    both = f"{replying_to.strip()} {text}"
+                    perceived.vectors["text"] = self.memory.perception.text.passages([both])[0]
             stored = self.memory.add_perceived(
                 [perceived],
                 tenant=tenant,

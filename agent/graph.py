@@ -494,7 +494,9 @@ async def remember(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
             tenant, session, turn, ctx.perceived, r.name if r.intent == "name" else None, meta
         )
     if pcm and reply_text:
-        agent.remember_agent(tenant, session, turn, pcm, reply_text, meta)
+        agent.remember_agent(
+            tenant, session, turn, pcm, reply_text, meta, replying_to=state.get("transcript")
+        )
     now = time.time()
     entries: list[dict[str, Any]] = []
     if state.get("transcript"):

@@ -34,18 +34,26 @@ _FILLERS = re.compile(
     r"\b(?:um+|uh+|erm|hmm+|ah|oh|okay so|ok so|so|well|like,|hey|hi|hello|please|"
     r"you know|i mean|actually|quick question|real quick)\b[,]?\s*"
 )
-#: verbs of saying, in every form a request uses
-_SAY = (
-    r"(?:say|says|said|saying|tell|tells|told|telling|mention|mentions|mentioned|mentioning|"
+#: verbs of saying that carry no content of their own ("what did you tell me")
+_SAY_PLAIN = (
+    r"say|says|said|saying|tell|tells|told|telling|mention|mentions|mentioned|mentioning|"
     r"talk|talks|talked|talking|speak|speaks|spoke|speaking|ask|asks|asked|asking|"
-    r"suggest|suggests|suggested|recommend|recommends|recommended|answer|answered|"
-    r"repl(?:y|ied)|respond|responded|explain|explained|describe|described|"
-    r"bring up|brought up|complain|complained|claim|claimed|promise|promised|share|shared|"
-    r"discuss|discussed|note|noted|point(?:ed)? out|state|stated|announce|announced|"
-    r"decide|decided|agree|agreed|propose|proposed|whisper|whispered|yell|yelled|"
-    r"shout|shouted|sound|sounded|sounding|laugh|laughed|cry|cried|go on about|went on about|"
-    r"ramble|rambled|rant|ranted|call|called|read|remind|reminded|warn|warned|give|gave)"
+    r"answer|answered|repl(?:y|ied)|respond|responded|bring up|brought up|share|shared|"
+    r"note|noted|point(?:ed)? out|state|stated|go on about|went on about|call|called|read|"
+    r"give|gave|sound|sounded|sounding"
 )
+#: verbs of saying whose meaning is part of what is asked for ("what did you recommend")
+_SAY_MEANING = (
+    r"suggest|suggests|suggested|recommend|recommends|recommended|advise|advises|advised|"
+    r"explain|explained|describe|described|complain|complained|claim|claimed|promise|"
+    r"promised|discuss|discussed|announce|announced|decide|decided|agree|agreed|propose|"
+    r"proposed|warn|warned|remind|reminded|whisper|whispered|yell|yelled|shout|shouted|"
+    r"laugh|laughed|cry|cried|ramble|rambled|rant|ranted|offer|offered|insist|insisted|"
+    r"predict|predicted|confess|confessed|admit|admitted|plan|planned|pick|picked|"
+    r"choose|chose|want|wanted|need|needed|prefer|preferred|like|liked|think|thought"
+)
+#: verbs of saying, in every form a request uses
+_SAY = rf"(?:{_SAY_PLAIN}|{_SAY_MEANING})"
 _PRONOUN = r"(?:he|she|they|someone|somebody|anyone|anybody|everyone|we|who)"
 _PAST_MARK = (
     r"(?:earlier|before|previously|last time|the other day|yesterday|this morning|"
@@ -389,7 +397,9 @@ class Router:
             text,
         )
         # the verbs of saying carry no content ("what did you tell me" asks for anything)
-        text = re.sub(rf"\b{_SAY}\b(?! (?:about|regarding|concerning|that|of|on)\b)", " ", text)
+        text = re.sub(
+            rf"\b(?:{_SAY_PLAIN})\b(?! (?:about|regarding|concerning|that|of|on)\b)", " ", text
+        )
         # names are handled here (a filter), so the parser sees none: a named speaker
         # must not make it drop the topic as "leftover words beside an attribute"
         plan = self.parser.parse(text, False, [])

@@ -311,3 +311,17 @@ def test_repeated_sentences_are_synthesised_once() -> None:
     voice.synthesize("Two.")
     voice.synthesize("Got it.")
     assert calls == ["Got it.", "One.", "Two.", "Got it."]
+
+
+async def test_a_reply_is_found_by_what_it_answered(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.observe("acme", "s", audio=said(asr, DANA, "What should I bring camping?"))
+        await agent.observe("acme", "s", text="Pack bug spray and a warm jacket.", role="agent")
+        await agent.observe("acme", "s", audio=said(asr, DANA, "And for the beach?"))
+        await agent.observe("acme", "s", text="Sunscreen and a hat.", role="agent")
+        r = await agent.turn(
+            "acme", "s", audio=said(asr, DANA, "What did you tell me to bring camping?")
+        )
+        assert r.hits and "bug spray" in r.hits[0].transcript
+        assert r.hits[0].transcript == "Pack bug spray and a warm jacket."
