@@ -20,7 +20,8 @@ import asyncio
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,37 @@ from voxmem.retrievers.recall import RetrievedTurn
 from voxmem.settings import Settings
 
 
+class PerceptionGate:
+    """One model user at a time, and the reply path first: a live turn's perception
+    (``urgent``) never queues behind the writer's embedding of an earlier reply
+    (``background``), which waits while any urgent work is running or waiting."""
+
+    def __init__(self, patience_s: float = 10.0) -> None:
+        self._lock = threading.Lock()
+        self._cond = threading.Condition()
+        self._urgent = 0
+        self.patience_s = patience_s
+
+    @contextmanager
+    def urgent(self) -> Iterator[None]:
+        with self._cond:
+            self._urgent += 1
+        try:
+            with self._lock:
+                yield
+        finally:
+            with self._cond:
+                self._urgent -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def background(self) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: self._urgent == 0, timeout=self.patience_s)
+        with self._lock:
+            yield
+
+
 class VoiceAgent:
     """Hears a turn, recalls who said what, answers in its own voice, and remembers."""
 
@@ -68,7 +100,7 @@ class VoiceAgent:
         self._responder = responder
         self._synthesizer = synthesizer_
         self.writer = MemoryWriter()
-        self._perception_lock = threading.Lock()
+        self._perception = PerceptionGate()
         self._session_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._graph: Any = None
@@ -303,9 +335,12 @@ class VoiceAgent:
                     asked = last["text"] if last and last.get("role") == "user" else None
                     self.remember_agent(tenant, session, turn_no, pcm, text, replying_to=asked)
                 entry = {"role": "agent", "speaker": self.name, "text": text}
+            elif role == "user" and audio is None:
+                if not text:
+                    raise ValueError("a user turn to observe is audio or text")
+                # typed words join the dialogue; the memory keeps only what was heard
+                entry = {"role": "user", "speaker": None, "text": text}
             elif role == "user":
-                if audio is None:
-                    raise ValueError("a user turn to observe is audio: pass audio=...")
                 clip = await asyncio.to_thread(
                     load_turn_audio, audio, sample_rate, self.settings.agent.max_turn_seconds
                 )
@@ -369,7 +404,7 @@ class VoiceAgent:
         tenant's known names (and the agent's) are hot words for the ASR: "what did
         Marco say" is not heard as "Marcos"."""
         names = [*self.speaker_names(tenant), self.name] if tenant else [self.name]
-        with self._perception_lock:
+        with self._perception.urgent():
             return self.memory.perception.perceive(audio, hotwords=", ".join(names))
 
     def meta_turns(self, tenant: str) -> set[str]:
@@ -384,12 +419,12 @@ class VoiceAgent:
     def transcribe(self, audio: Audio, tenant: str | None = None) -> Transcript:
         """ASR alone, with the tenant's names as hot words (a listener's passes)."""
         names = [*self.speaker_names(tenant), self.name] if tenant else [self.name]
-        with self._perception_lock:
+        with self._perception.urgent():
             return self.memory.perception.transcribe(audio, ", ".join(names))
 
     def embed_turn(self, clip: Audio, transcript: str, words: Sequence[Word]) -> PerceivedTurn:
         """The four embeddings and labels of a turn whose words are already known."""
-        with self._perception_lock:
+        with self._perception.urgent():
             turn = self.memory.perception.perceive_segment(clip, transcript=transcript)
         turn.words = list(words)
         return turn
@@ -510,7 +545,7 @@ class VoiceAgent:
         def write() -> Any:
             clip = load_audio(samples, sample_rate=OUTPUT_RATE)
             speaker = self._agent_speaker(tenant)
-            with self._perception_lock:
+            with self._perception.background():
                 perceived = self.memory.perception.perceive_segment(clip, transcript=text)
                 if replying_to and replying_to.strip():
                     both = f"{replying_to.strip()} {text}"
@@ -543,7 +578,7 @@ class VoiceAgent:
             clip = self.synthesizer.synthesize(
                 f"Hello, I'm {self.name}. I remember what we say, and who said it."
             )
-            with self._perception_lock:
+            with self._perception.background():
                 found = self.memory.enroll_speaker(tenant, self.name, clip)
         self._agent_voice[tenant] = found.id
         return found.id

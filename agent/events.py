@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,14 +88,24 @@ AgentEvent = Heard | Recalled | TextDelta | AudioChunk | TurnDone
 
 
 class TurnControl:
-    """Lets the caller stop a reply that is being spoken (barge-in).
+    """Lets the caller steer a reply that is being spoken.
 
-    ``cancel(played_ms)`` stops synthesis and audio at once; the turn still
-    finishes (its stream must be drained) and the stored agent turn keeps only the
-    first ``played_ms`` of the reply's audio (all that was sent, when not given)."""
+    ``cancel(played_ms)`` (barge-in) stops synthesis and audio at once; the turn
+    still finishes (drain its stream) and the stored agent turn keeps only the first
+    ``played_ms`` of the reply's audio (all that was produced, when not given).
 
-    def __init__(self) -> None:
+    With ``await_playback=True`` the turn waits, before it remembers, until the caller
+    says how playback ended: ``played()`` when the listener heard it all,
+    ``played(ms)`` when playback stopped at ``ms`` (a client's truncate after the
+    reply was sent), or ``cancel``. A live front end that paces audio to its listener
+    uses this, so the stored reply is what was heard; it waits at most
+    ``playback_timeout_s``, then keeps everything."""
+
+    def __init__(self, await_playback: bool = False, playback_timeout_s: float = 60.0) -> None:
         self._cancelled = threading.Event()
+        self._finished = threading.Event()
+        self.await_playback = await_playback
+        self.playback_timeout_s = playback_timeout_s
         self.played_ms: float | None = None
         self.reason: str | None = None
 
@@ -103,10 +114,21 @@ class TurnControl:
             self.played_ms = max(0.0, float(played_ms))
         self.reason = self.reason or reason
         self._cancelled.set()
+        self._finished.set()
+
+    def played(self, played_ms: float | None = None) -> None:
+        """Playback ended: all of the reply (no argument) or its first ``played_ms``."""
+        if played_ms is not None:
+            self.played_ms = max(0.0, float(played_ms))
+        self._finished.set()
 
     @property
     def cancelled(self) -> bool:
         return self._cancelled.is_set()
+
+    async def wait_playback(self) -> None:
+        if self.await_playback and not self._finished.is_set():
+            await asyncio.to_thread(self._finished.wait, self.playback_timeout_s)
 
 
 __all__ = [

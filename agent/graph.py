@@ -481,8 +481,10 @@ async def remember(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
     t0 = time.perf_counter()
     tenant, session, turn = state["tenant"], state["session"], state.get("turn", 0)
     r = ctx.route or Route("chat")
+    await ctx.control.wait_playback()
     reply_text, pcm = state.get("reply", ""), bytes(ctx.pcm)
-    if ctx.control.cancelled:
+    truncated = ctx.control.cancelled or ctx.control.played_ms is not None
+    if truncated:
         # keep only what the listener heard
         played = ctx.control.played_ms
         keep = len(pcm) if played is None else min(len(pcm), int(OUTPUT_RATE * played / 1000) * 2)
@@ -517,7 +519,7 @@ async def remember(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
     timings["total"] = _since(ctx)
     return {
         "dialogue": entries,
-        "reply": reply_text if ctx.control.cancelled else state.get("reply", ""),
+        "reply": reply_text if truncated else state.get("reply", ""),
         "notes": list(ctx.notes),
         "timings": timings,
     }

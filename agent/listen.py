@@ -70,6 +70,7 @@ class Listener:
         self._lock = threading.Lock()
         self._job: threading.Thread | None = None
         self._closed = False
+        self._finishing = False
         #: background passes begun and finished
         self.started = 0
         self.passes = 0
@@ -131,7 +132,9 @@ class Listener:
     async def finish(self) -> list[PerceivedTurn]:
         """The whole turn, perceived: the tail transcribed, then the embeddings. An
         empty list when there was no speech."""
-        self._closed = True
+        if self._finishing:
+            raise RuntimeError("this listener's turn was already finished or cancelled")
+        self._finishing = self._closed = True
         if self._job is not None:
             await asyncio.to_thread(self._job.join)
         samples = self._audio()
@@ -153,6 +156,15 @@ class Listener:
         turn = await asyncio.to_thread(self.agent.embed_turn, clip, text, words)
         turn.language = self._progress.language
         return [turn]
+
+    def cancel(self) -> None:
+        """Drop this turn (the speech never became one): no more passes start, and a
+        running one's result is never used."""
+        self._closed = self._finishing = True
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     def audio(self) -> Audio:
         """Everything fed so far (16 kHz)."""

@@ -325,3 +325,85 @@ async def test_a_reply_is_found_by_what_it_answered(tmp_path: Path) -> None:
         )
         assert r.hits and "bug spray" in r.hits[0].transcript
         assert r.hits[0].transcript == "Pack bug spray and a warm jacket."
+
+
+async def test_a_reply_held_until_playback_keeps_what_was_heard(tmp_path: Path) -> None:
+    agent, _ = make_agent(tmp_path)
+    async with agent:
+        control = TurnControl(await_playback=True)
+        events = []
+
+        async def consume() -> None:
+            async for event in agent.stream(
+                "acme", "s", text="Hello there, tell me everything.", control=control
+            ):
+                events.append(event)
+
+        task = asyncio.create_task(consume())
+        while not any(isinstance(e, AudioChunk) for e in events):
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)
+        assert not any(isinstance(e, TurnDone) for e in events)  # waiting for playback
+        control.played(300)  # the client truncated at 300 ms, after the reply was sent
+        await asyncio.wait_for(task, 10)
+        done = events[-1]
+        assert isinstance(done, TurnDone) and not done.result.interrupted
+        agent.flush()
+        (stored,) = agent.memory.list("acme", role="agent")
+        assert stored.duration == pytest.approx(0.3, abs=0.02)
+
+
+async def test_typed_user_words_join_the_dialogue_only(tmp_path: Path) -> None:
+    agent, _ = make_agent(tmp_path)
+    async with agent:
+        await agent.observe("acme", "s", text="I typed this.", role="user")
+        with pytest.raises(ValueError, match="audio or text"):
+            await agent.observe("acme", "s", role="user")
+        assert [h["text"] for h in await agent.dialogue("acme", "s")] == ["I typed this."]
+        agent.flush()
+        with pytest.raises(Exception, match="nothing stored"):
+            agent.memory.list("acme")
+
+
+def test_a_cancelled_listener_takes_no_more_audio(tmp_path: Path) -> None:
+    agent, _ = make_agent(tmp_path)
+    listener = agent.listener("acme")
+    listener.feed(np.zeros(1600, np.float32))
+    listener.cancel()
+    with pytest.raises(RuntimeError, match="finished"):
+        listener.feed(np.zeros(1600, np.float32))
+    with pytest.raises(RuntimeError, match="cancelled"):
+        asyncio.run(listener.finish())
+
+
+def test_the_reply_path_goes_before_background_embedding() -> None:
+    import threading
+    import time
+
+    from voxmem.agent.agent import PerceptionGate
+
+    gate = PerceptionGate()
+    order: list[str] = []
+    holding = threading.Event()
+
+    def urgent(name: str, hold: float) -> None:
+        with gate.urgent():
+            holding.set()
+            time.sleep(hold)
+            order.append(name)
+
+    def background() -> None:
+        with gate.background():
+            order.append("background")
+
+    first = threading.Thread(target=urgent, args=("live 1", 0.3))
+    first.start()
+    holding.wait()
+    bg = threading.Thread(target=background)
+    bg.start()
+    time.sleep(0.05)
+    second = threading.Thread(target=urgent, args=("live 2", 0.0))
+    second.start()
+    for t in (first, bg, second):
+        t.join(5)
+    assert order == ["live 1", "live 2", "background"]
