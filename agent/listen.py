@@ -32,19 +32,24 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ListenerParams:
-    #: untranscribed speech that starts a background pass, seconds
-    window_s: float = 1.6
-    #: the cut is the quietest 30 ms frame in the last part of the window
-    search_s: float = 0.8
+    #: a pause this long after speech starts transcribing what was said so far, seconds
+    #: (speculatively: a server commits the turn only after its longer silence window)
+    pause_s: float = 0.2
+    #: speech without any pause is transcribed in pieces of at most this long, seconds
+    max_window_s: float = 8.0
+    #: a piece with no pause ends at the quietest 30 ms frame in its last part, seconds
+    search_s: float = 1.0
     #: speech kept around the loud part of the turn, seconds
     margin_s: float = 0.15
-    #: frames this far below the loudest are silence, dB
+    #: frames this far below the loudest so far are silence, dB
     floor_db: float = -35.0
+    #: and frames below this level always are (about -60 dBFS)
+    silence_rms: float = 1e-3
 
 
 @dataclass
 class _Progress:
-    done: int = 0  # samples transcribed
+    done: int = 0  # samples transcribed (ends at a pause, so a valid prefix)
     words: list[Word] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     language: str | None = None
@@ -66,9 +71,14 @@ class Listener:
         self.params = params or ListenerParams()
         self._parts: list[np.ndarray] = []
         self._n = 0
+        self._peak = 0.0
+        #: the sample just after the last loud frame (0: nothing loud yet)
+        self._last_loud = 0
         self._progress = _Progress()
         self._lock = threading.Lock()
         self._job: threading.Thread | None = None
+        #: the turn perceived as it stood at a pause: (last loud sample then, the turn)
+        self._ready: tuple[int, PerceivedTurn] | None = None
         self._closed = False
         self._finishing = False
         #: background passes begun and finished
@@ -80,7 +90,7 @@ class Listener:
         return self._n / TARGET_RATE
 
     def feed(self, audio: bytes | np.ndarray) -> None:
-        """Add audio; may start a background transcription of what is complete."""
+        """Add audio; at a pause, what was said so far is transcribed in the background."""
         if self._closed:
             raise RuntimeError("this turn is finished; start a new Listener")
         if isinstance(audio, bytes | bytearray | memoryview):
@@ -89,9 +99,19 @@ class Listener:
             samples = np.asarray(audio, np.float32).reshape(-1)
         if self.sample_rate != TARGET_RATE:
             samples = resample(samples, self.sample_rate, TARGET_RATE)
+        if not len(samples):
+            return
+        rms = _frames(samples)
         with self._lock:
+            start = self._n
             self._parts.append(samples)
             self._n += len(samples)
+            if len(rms):
+                self._peak = max(self._peak, float(rms.max()))
+                floor = max(self.params.silence_rms, self._peak * 10 ** (self.params.floor_db / 20))
+                loud = np.nonzero(rms > floor)[0]
+                if len(loud):
+                    self._last_loud = start + (int(loud[-1]) + 1) * 480
         self._maybe_start()
 
     def _audio(self) -> np.ndarray:
@@ -104,16 +124,29 @@ class Listener:
         p = self.params
         if self._job is not None and self._job.is_alive():
             return
-        pending = self._n - self._progress.done
-        if pending < int(p.window_s * TARGET_RATE):
+        done, loud, n = self._progress.done, self._last_loud, self._n
+        if loud <= done:
+            return  # nothing new was said
+        margin = int(p.margin_s * TARGET_RATE)
+        if n - loud >= int(p.pause_s * TARGET_RATE):
+            end = min(n, loud + margin)  # a pause: everything said so far
+        elif n - done >= int(p.max_window_s * TARGET_RATE):
+            end = _quietest(self._audio(), done, n, int(p.search_s * TARGET_RATE))
+        else:
             return
-        samples = self._audio()
-        cut = _quietest(samples, self._progress.done, len(samples), int(p.search_s * TARGET_RATE))
         self._job = threading.Thread(
-            target=self._transcribe, args=(samples, self._progress.done, cut), daemon=True
+            target=self._pass, args=(self._audio(), done, end, loud), daemon=True
         )
         self.started += 1
         self._job.start()
+
+    def _pass(self, samples: np.ndarray, start: int, end: int, loud: int) -> None:
+        self._transcribe(samples, start, end)
+        if self._last_loud == loud and not self._closed:
+            # still quiet: perceive the turn as it stands, in case it ends here
+            turn = self._perceive(samples[: max(end, loud)])
+            if turn is not None and self._last_loud == loud:
+                self._ready = (loud, turn)
 
     def _transcribe(self, samples: np.ndarray, start: int, end: int) -> None:
         piece = samples[start:end]
@@ -129,8 +162,25 @@ class Listener:
         self._progress.done = end
         self.passes += 1
 
+    def _perceive(self, samples: np.ndarray) -> PerceivedTurn | None:
+        text = " ".join(self._progress.texts).strip()
+        span = _speech_span(samples, self.params)
+        if not text or span is None:
+            return None
+        start, end = span
+        clip = load_audio(samples[start:end], sample_rate=TARGET_RATE)
+        offset = start / TARGET_RATE
+        words = [
+            Word(w.text, w.start - offset, w.end - offset, w.probability)
+            for w in self._progress.words
+        ]
+        turn = self.agent.embed_turn(clip, text, words)
+        turn.language = self._progress.language
+        return turn
+
     async def finish(self) -> list[PerceivedTurn]:
-        """The whole turn, perceived: the tail transcribed, then the embeddings. An
+        """The whole turn, perceived: whatever is left transcribed, then the embeddings
+        (both already done when the turn ended at a pause the listener heard). An
         empty list when there was no speech."""
         if self._finishing:
             raise RuntimeError("this listener's turn was already finished or cancelled")
@@ -140,22 +190,12 @@ class Listener:
         samples = self._audio()
         if not len(samples):
             raise EmptyAudio("no audio was fed for this turn; send audio before committing")
-        if self._progress.done < len(samples):
+        if self._ready is not None and self._ready[0] == self._last_loud:
+            return [self._ready[1]]
+        if self._progress.done < self._last_loud:
             await asyncio.to_thread(self._transcribe, samples, self._progress.done, len(samples))
-        text = " ".join(self._progress.texts).strip()
-        span = _speech_span(samples, self.params)
-        if not text or span is None:
-            return []
-        start, end = span
-        clip = load_audio(samples[start:end], sample_rate=TARGET_RATE)
-        offset = start / TARGET_RATE
-        words = [
-            Word(w.text, w.start - offset, w.end - offset, w.probability)
-            for w in self._progress.words
-        ]
-        turn = await asyncio.to_thread(self.agent.embed_turn, clip, text, words)
-        turn.language = self._progress.language
-        return [turn]
+        turn = await asyncio.to_thread(self._perceive, samples)
+        return [turn] if turn is not None else []
 
     def cancel(self) -> None:
         """Drop this turn (the speech never became one): no more passes start, and a
