@@ -36,7 +36,7 @@ from voxmem.agent.events import (
 )
 from voxmem.agent.graph import TurnContext, build_graph, load_turn_audio
 from voxmem.agent.listen import Listener
-from voxmem.agent.remember import MemoryWriter, MetaLedger
+from voxmem.agent.remember import MemoryWriter, MetaLedger, WriteJob
 from voxmem.agent.respond import RecalledTurn, Responder
 from voxmem.agent.respond import responder as make_responder
 from voxmem.agent.route import Router
@@ -44,7 +44,7 @@ from voxmem.agent.speak import OUTPUT_RATE, Synthesizer, synthesizer
 from voxmem.audio import Audio, AudioSource, load_audio
 from voxmem.memory.encoders.asr import Transcript
 from voxmem.memory.perception import PerceivedTurn
-from voxmem.memory.records import StoreError, UnknownTenant, Word, check_tenant
+from voxmem.memory.records import UnknownTenant, Word, check_tenant
 from voxmem.memory.store import AudioMemory
 from voxmem.retrievers.recall import RetrievedTurn
 from voxmem.settings import Settings
@@ -109,6 +109,9 @@ class VoiceAgent:
         self._agent_voice: dict[str, str] = {}
         self._instructions: dict[tuple[str, str], str | None] = {}
         self._ledger = MetaLedger(self.settings.data_dir / "agent" / "meta.sqlite3")
+        self._start_lock = asyncio.Lock()
+        #: each tenant's latest queued user-turn write (what the next recall must see)
+        self._last_user_job: dict[str, WriteJob] = {}
 
     @classmethod
     def open(
@@ -151,20 +154,23 @@ class VoiceAgent:
 
     async def start(self) -> VoiceAgent:
         """Open the session checkpoints and compile the graph (idempotent)."""
-        if self._graph is not None:
-            return self
-        import aiosqlite
-        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+        async with self._start_lock:
+            if self._graph is not None:
+                return self
+            import aiosqlite
+            from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-        path = self.settings.agent.checkpoints or (
-            self.settings.data_dir / "agent" / "checkpoints.sqlite3"
-        )
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._conn = await aiosqlite.connect(str(path))
-        self._saver = AsyncSqliteSaver(self._conn)
-        await self._saver.setup()
-        self._graph = build_graph().compile(checkpointer=self._saver)
-        return self
+            path = self.settings.agent.checkpoints or (
+                self.settings.data_dir / "agent" / "checkpoints.sqlite3"
+            )
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self._conn = await aiosqlite.connect(str(path))
+            # deleted checkpoints (a forget's scrub) are overwritten, not left in free pages
+            await self._conn.execute("PRAGMA secure_delete = ON")
+            self._saver = AsyncSqliteSaver(self._conn)
+            await self._saver.setup()
+            self._graph = build_graph().compile(checkpointer=self._saver)
+            return self
 
     async def __aenter__(self) -> VoiceAgent:
         return await self.start()
@@ -241,6 +247,7 @@ class VoiceAgent:
             turn_no = int((previous.values or {}).get("turn", 0)) + 1
             context = TurnContext(self, clip, control, began)
             context.listener = listener if problem is None else None
+            context.barrier = self._last_user_job.get(tenant)
             inputs: dict[str, Any] = {
                 "tenant": tenant,
                 "session": session,
@@ -261,15 +268,29 @@ class VoiceAgent:
                 context.problem = problem
             final: dict[str, Any] = {}
             heard: Heard | None = None
-            async for mode, chunk in self._graph.astream(
-                inputs, config, context=context, stream_mode=["custom", "values"]
-            ):
-                if mode == "custom":
-                    if isinstance(chunk, Heard):
-                        heard = chunk
-                    yield chunk
-                else:
-                    final = chunk
+            try:
+                async for mode, chunk in self._graph.astream(
+                    inputs, config, context=context, stream_mode=["custom", "values"]
+                ):
+                    if mode == "custom":
+                        if isinstance(chunk, Heard):
+                            heard = chunk
+                        yield chunk
+                    else:
+                        final = chunk
+            finally:
+                route = context.route
+                if (
+                    not context.remembered
+                    and context.perceived
+                    and (route is None or route.intent not in ("forget", "confirm", "deny"))
+                ):
+                    # the caller stopped listening before the turn was remembered: what
+                    # was heard is kept all the same
+                    meta = route is not None and route.needs_memory
+                    self.remember_user(tenant, session, turn_no, context.perceived, None, meta)
+            if context.erased:
+                final = await self._scrub(config, final, context.erased)
             result = self._result(final, context, heard)
         yield TurnDone(result)
 
@@ -369,6 +390,30 @@ class VoiceAgent:
                 as_node="remember",
             )
         return heard
+
+    async def _scrub(
+        self, config: dict[str, Any], final: dict[str, Any], erased: Sequence[str]
+    ) -> dict[str, Any]:
+        """After a confirmed forget: rewrite the session's checkpoints without the erased
+        words (LangGraph keeps every step's state), so they live nowhere but in what the
+        user still hears."""
+        needles = [t.strip().lower() for t in erased if t.strip()]
+        dialogue = [
+            h
+            for h in final.get("dialogue", [])
+            if not any(n in str(h.get("text", "")).lower() for n in needles)
+            and not str(h.get("text", "")).startswith("I found ")
+        ]
+        kept = {
+            k: v
+            for k, v in final.items()
+            if k not in ("dialogue", "hits", "transcript", "reply", "route")
+        }
+        kept.update({"dialogue": dialogue, "hits": [], "transcript": "", "reply": ""})
+        await self._saver.adelete_thread(config["configurable"]["thread_id"])
+        await self._graph.aupdate_state(config, kept, as_node="remember")
+        await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return {**final, "dialogue": dialogue}
 
     async def dialogue(self, tenant: str, session: str) -> list[dict[str, Any]]:
         """The session's running dialogue, as the checkpoint holds it."""
@@ -472,16 +517,34 @@ class VoiceAgent:
 
         return to_pcm16(self.memory.audio(tenant, segment_id), OUTPUT_RATE)
 
-    def erase(self, tenant: str, segment_ids: Sequence[str]) -> int:
-        """Forget each turn through the memory's erasing ``forget``."""
-        self.writer.flush(tenant, self.settings.agent.flush_timeout_s)
-        n = 0
-        for seg in segment_ids:
-            try:
-                n += self.memory.forget(tenant, segment=seg)
-            except StoreError:
-                continue  # already gone
-        return n
+    async def erase(
+        self, tenant: str, segment_ids: Sequence[str]
+    ) -> tuple[int, list[str], str | None]:
+        """Erase turns (and the stored answers that quoted them) through the memory's
+        erasing ``forget``, in one erasure, in the write queue's order. Returns how many
+        of ``segment_ids`` were erased, their transcripts, and what failed (None)."""
+        ids = list(dict.fromkeys(segment_ids))
+
+        def run() -> tuple[int, list[str]]:
+            live = self.memory.get_many(tenant, ids, vectors=False)
+            texts = [s.transcript for s in live if s.transcript.strip()]
+            quoting = sorted(self._ledger.citing(tenant, [s.id for s in live]) - set(ids))
+            n = self.memory.forget(tenant, segments=[s.id for s in live] + quoting)
+            return min(n, len(live)), texts
+
+        job = self.writer.submit(tenant, f"forget {len(ids)} turns", run)
+        await self.writer.wait(job)
+        if job.error is not None:
+            return 0, [], f"{type(job.error).__name__}: {job.error}"
+        erased, texts = job.result
+        return erased, texts, None
+
+    def memory_speakers(self, tenant: str) -> list[Any]:
+        """The tenant's known voices ([] for a tenant with nothing stored)."""
+        try:
+            return self.memory.speakers(tenant)
+        except UnknownTenant:
+            return []
 
     def instructions(self, tenant: str, session: str) -> str | None:
         """Extra system instructions for LLM responders (a server's ``session.update``)."""
@@ -514,14 +577,16 @@ class VoiceAgent:
                 self._name_voice(tenant, main.speaker_id or "", name)
             return [s.id for s in stored]
 
-        self.writer.submit(tenant, f"user turn {turn} of {session}", write)
+        self._last_user_job[tenant] = self.writer.submit(
+            tenant, f"user turn {turn} of {session}", write
+        )
 
     def _name_voice(self, tenant: str, speaker_id: str, name: str) -> None:
-        existing = next((s for s in self.memory.speakers(tenant) if s.name == name), None)
-        if existing is not None and existing.id != speaker_id:
-            # the person says they are someone already known: one voice, one name
-            self.memory.merge_speakers(tenant, existing.id, speaker_id)
-        else:
+        """Name a voice that has no name yet; a named voice or a name already taken is
+        left for a person to decide (``voxmem speakers name / merge``)."""
+        voice = next((s for s in self.memory.speakers(tenant) if s.id == speaker_id), None)
+        taken = any(s.name == name and s.id != speaker_id for s in self.memory.speakers(tenant))
+        if voice is not None and voice.name is None and not taken:
             self.memory.name_speaker(tenant, speaker_id, name)
 
     def remember_agent(
@@ -533,8 +598,10 @@ class VoiceAgent:
         text: str,
         meta: bool = False,
         replying_to: str | None = None,
+        cites: Sequence[str] = (),
     ) -> None:
         """Queue the agent's own turn: its audio (as spoken), text and role ``agent``.
+        ``cites``: the recalled turns it quotes (erased with them).
 
         A reply means what it answers: its text vector is taken over the user's words it
         replies to (``replying_to``) and its own, so "what did you tell me to bring
@@ -545,6 +612,10 @@ class VoiceAgent:
         def write() -> Any:
             clip = load_audio(samples, sample_rate=OUTPUT_RATE)
             speaker = self._agent_speaker(tenant)
+            if not any(s.id == speaker for s in self.memory_speakers(tenant)):
+                # the agent's voice was forgotten (forget --everything): enroll it again
+                self._agent_voice.pop(tenant, None)
+                speaker = self._agent_speaker(tenant)
             with self._perception.background():
                 perceived = self.memory.perception.perceive_segment(clip, transcript=text)
                 if replying_to and replying_to.strip():
@@ -559,7 +630,7 @@ class VoiceAgent:
                 speaker_id=speaker,
             )
             if meta:
-                self._ledger.add(tenant, [s.id for s in stored])
+                self._ledger.add(tenant, [s.id for s in stored], list(cites))
             return [s.id for s in stored]
 
         self.writer.submit(tenant, f"agent turn {turn} of {session}", write)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,6 +105,7 @@ class TurnControl:
     def __init__(self, await_playback: bool = False, playback_timeout_s: float = 60.0) -> None:
         self._cancelled = threading.Event()
         self._finished = threading.Event()
+        self._waiter: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
         self.await_playback = await_playback
         self.playback_timeout_s = playback_timeout_s
         self.played_ms: float | None = None
@@ -114,21 +116,35 @@ class TurnControl:
             self.played_ms = max(0.0, float(played_ms))
         self.reason = self.reason or reason
         self._cancelled.set()
-        self._finished.set()
+        self._finish()
 
     def played(self, played_ms: float | None = None) -> None:
         """Playback ended: all of the reply (no argument) or its first ``played_ms``."""
         if played_ms is not None:
             self.played_ms = max(0.0, float(played_ms))
+        self._finish()
+
+    def _finish(self) -> None:
         self._finished.set()
+        if self._waiter is not None:
+            loop, event = self._waiter
+            with contextlib.suppress(RuntimeError):  # its loop has closed
+                loop.call_soon_threadsafe(event.set)
 
     @property
     def cancelled(self) -> bool:
         return self._cancelled.is_set()
 
     async def wait_playback(self) -> None:
-        if self.await_playback and not self._finished.is_set():
-            await asyncio.to_thread(self._finished.wait, self.playback_timeout_s)
+        """Wait (holding no thread) until playback is reported, at most the timeout."""
+        if not self.await_playback or self._finished.is_set():
+            return
+        event = asyncio.Event()
+        self._waiter = (asyncio.get_running_loop(), event)
+        if self._finished.is_set():
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), self.playback_timeout_s)
 
 
 __all__ = [

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -25,11 +26,11 @@ from langgraph.runtime import Runtime
 
 from voxmem.agent.events import AudioChunk, Heard, Recalled, TextDelta, TurnControl
 from voxmem.agent.listen import Listener
+from voxmem.agent.remember import WriteJob
 from voxmem.agent.respond import (
     ExtractiveResponder,
     Prompt,
     RecalledTurn,
-    ResponderUnavailable,
     attribution,
     when,
 )
@@ -40,15 +41,17 @@ from voxmem.errors import InvalidAudio, SynthesisError
 from voxmem.memory.perception import PerceivedTurn
 from voxmem.memory.records import UnknownTenant
 from voxmem.retrievers.plan import Constraint
-from voxmem.retrievers.recall import Reference, recall
+from voxmem.retrievers.recall import FusionParams, Reference, recall
 
 if TYPE_CHECKING:
     from voxmem.agent.agent import VoiceAgent
 
 #: dialogue entries kept in a session's checkpoint
 DIALOGUE_KEEP = 200
-#: most turns a confirmed forget erases at once
-FORGET_MAX = 20
+#: most turns one forget request offers to erase
+FORGET_MAX = 200
+#: a turn offered for erasure matches the content at least this share of the best match
+FORGET_CONTENT_SHARE = 0.8
 
 
 def _recent(old: list[dict[str, Any]] | None, new: list[dict[str, Any]] | None) -> list[Any]:
@@ -99,6 +102,16 @@ class TurnContext:
     sentences: list[tuple[int, str]] = field(default_factory=list)
     replay_pcm: bytes = b""
     notes: list[str] = field(default_factory=list)
+    #: the writes this turn's recall must see (the tenant's user turns queued before it)
+    barrier: WriteJob | None = None
+    #: what the agent answers without a model (an action, or why it cannot look)
+    action: str | None = None
+    #: transcripts erased by a confirmed forget (scrubbed from the checkpoints too)
+    erased: list[str] = field(default_factory=list)
+    #: the remember node ran (else the agent stores the heard turn itself)
+    remembered: bool = False
+    #: a self-introduction that names this voice when its turn is stored
+    name_voice: str | None = None
 
 
 def _since(ctx: TurnContext) -> float:
@@ -130,7 +143,7 @@ async def perceive(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
                 turns = await ctx.listener.finish()
             else:
                 turns = await asyncio.to_thread(agent.perceive_audio, ctx.audio, tenant)
-        except InvalidAudio as exc:
+        except (InvalidAudio, RuntimeError) as exc:
             turns, problem = [], f"I couldn't use that audio: {exc}"
         turns = [t for t in turns if t.transcript.strip()]
         if not turns and problem is None:
@@ -216,8 +229,9 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
     r = ctx.route
     assert r is not None and r.plan is not None
     tenant, session = state["tenant"], state["session"]
-    # a fact said a moment ago may still be queued for writing
-    await asyncio.to_thread(agent.writer.flush, tenant, agent.settings.agent.flush_timeout_s)
+    # a fact said a moment ago may still be queued for writing: wait for the user turns
+    # queued before this one (not for embeddings of the agent's own replies)
+    await agent.writer.wait(ctx.barrier)
     waited = round(time.perf_counter() - t0, 4)
     plan, reference = r.plan, None
     if r.speaker == "self":
@@ -226,6 +240,23 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
         elif ctx.voice is not None and ctx.audio is not None:
             plan = _replace(plan, speaker=Constraint("same"))
             reference = Reference(ctx.audio, {"speaker": ctx.voice}, "")
+        else:
+            # typed words carry no voice: "I" could be anyone
+            ctx.action = (
+                "I can't tell who is speaking from typed words. Say it aloud, or ask by name."
+            )
+            _emit(Recalled(r.intent, plan.describe(), []))
+            return {"hits": [], "timings": {**state.get("timings", {}), "recall": 0.0}}
+    if r.speaker == "agent" and r.time == "latest" and not plan.content and r.intent == "recall":
+        # "what did you just say?": the dialogue knows, even when it was a memory answer
+        said = next(
+            (h["text"] for h in reversed(state.get("dialogue") or []) if h.get("role") == "agent"),
+            None,
+        )
+        if said:
+            ctx.action = f'I said: "{said.strip()}"'
+            _emit(Recalled(r.intent, plan.describe(), []))
+            return {"hits": [], "timings": {**state.get("timings", {}), "recall": 0.0}}
     hits: list[RecalledTurn] = []
     try:
         sessions = await asyncio.to_thread(agent.memory.sessions, tenant)
@@ -248,6 +279,7 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
         # requests to the memory and the agent's answers to them are not what anyone
         # asks for: they are skipped (the memory keeps them as the conversation)
         meta = await asyncio.to_thread(agent.meta_turns, tenant)
+        params = FusionParams(candidates=FusionParams().candidates + len(meta))
         result = await asyncio.to_thread(
             recall,
             agent.memory,
@@ -256,13 +288,14 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
             plan=plan,
             reference=reference,
             k=k + len(meta),
+            params=params,
         )
         kept = [t for t in result.turns if t.segment.id not in meta][:k]
+        if r.intent == "forget":
+            kept = _worth_forgetting(kept)
         hits = agent.describe_hits(tenant, kept)
     except UnknownTenant:
         hits = []
-    if r.intent == "forget":
-        hits = [h for h in hits if all(e["matched"] for e in h.evidence.values())] or hits[:1]
     ctx.hits = hits
     _emit(Recalled(r.intent, plan.describe(), hits))
     update: dict[str, Any] = {
@@ -279,9 +312,26 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
 
 
 def _replace(plan: Any, **changes: Any) -> Any:
-    from dataclasses import replace
+    return dataclasses.replace(plan, **changes)
 
-    return replace(plan, **changes)
+
+def _worth_forgetting(turns: list[Any]) -> list[Any]:
+    """The turns a forget request means: every one meeting each attribute of the plan,
+    and, when it names content, matching it nearly as well as the best match does (a
+    relative z-score alone would always offer a share of unrelated turns)."""
+    if not turns:
+        return []
+    meets = [t for t in turns if all(e.matched for e in t.evidence.values())] or turns[:1]
+    content = [t.evidence["content"].raw for t in meets if "content" in t.evidence]
+    if content:
+        best = max(content)
+        meets = [
+            t
+            for t in meets
+            if "content" not in t.evidence
+            or t.evidence["content"].raw >= FORGET_CONTENT_SHARE * best
+        ]
+    return meets
 
 
 # -- respond ---------------------------------------------------------------------------
@@ -293,12 +343,13 @@ async def respond(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str,
     r = ctx.route or Route("chat")
     tenant = state["tenant"]
     update: dict[str, Any] = {}
-    action: str | None = ctx.notes[0] if state.get("heard", {}).get("problem") else None
+    action: str | None = state.get("heard", {}).get("problem") or ctx.action
     name = state.get("speaker_name")
     if r.intent == "name" and r.name:
-        action = f"Nice to meet you, {r.name}. I'll know your voice from now on."
-        name = r.name
-        update["speaker_name"] = r.name
+        action = await asyncio.to_thread(_name_action, agent, ctx, state, r.name)
+        if ctx.voice is not None and action.startswith("Nice to meet you"):
+            name = r.name
+            update["speaker_name"] = r.name
     elif r.intent == "forget":
         if ctx.hits:
             quoted = "; ".join(f'"{h.transcript.strip()}"' for h in ctx.hits[:3])
@@ -312,8 +363,15 @@ async def respond(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str,
             action = "I don't find anything like that to forget."
     elif r.intent == "confirm":
         ids = list(state.get("pending_forget") or [])
-        erased = await asyncio.to_thread(agent.erase, tenant, ids)
-        action = f"Done. I've erased {erased} {'turn' if erased == 1 else 'turns'} for good."
+        erased, texts, failure = await agent.erase(tenant, ids)
+        ctx.erased = texts
+        if failure:
+            ctx.notes.append(f"forget failed: {failure}")
+            action = (
+                f"I could not finish erasing: {failure}. Nothing was lost; ask me again to retry."
+            )
+        else:
+            action = f"Done. I've erased {erased} {'turn' if erased == 1 else 'turns'} for good."
         update["pending_forget"] = []
     elif r.intent == "deny":
         action = "All right, I'll keep them."
@@ -357,6 +415,8 @@ async def respond(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str,
         greeting=greeting,
         instructions=agent.instructions(state["tenant"], state["session"]),
     )
+    for what, why in agent.writer.take_failures():
+        ctx.notes.append(f"a memory write failed ({what}): {why}")
     ctx.text = asyncio.Queue()
     notes = list(ctx.notes)
     first = await _start_stream(agent, prompt, ctx.text, notes)
@@ -386,7 +446,7 @@ async def _start_stream(
                         first.set_result(True)
                 _emit(TextDelta(piece))
                 await out.put(piece)
-        except (ResponderUnavailable, OSError) as exc:
+        except Exception as exc:  # any backend failure falls back to the extractive rules
             if not said:
                 notes.append(
                     f"responder {agent.responder.name} failed ({exc}); answered extractively"
@@ -490,14 +550,23 @@ async def remember(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
         keep = len(pcm) if played is None else min(len(pcm), int(OUTPUT_RATE * played / 1000) * 2)
         pcm = pcm[:keep]
         reply_text = " ".join(s for off, s in ctx.sentences if off < keep).strip()
-    meta = r.needs_memory or r.intent in ("confirm", "deny")
-    if ctx.perceived:
-        agent.remember_user(
-            tenant, session, turn, ctx.perceived, r.name if r.intent == "name" else None, meta
-        )
-    if pcm and reply_text:
+    ctx.remembered = True
+    meta = r.needs_memory
+    control = r.intent in ("forget", "confirm", "deny")
+    if ctx.perceived and not control:
+        # a request to erase something is not kept: its words and the answer quoting
+        # what would be erased would outlive the erasure
+        agent.remember_user(tenant, session, turn, ctx.perceived, ctx.name_voice, meta)
+    if pcm and reply_text and not control and not state.get("heard", {}).get("problem"):
         agent.remember_agent(
-            tenant, session, turn, pcm, reply_text, meta, replying_to=state.get("transcript")
+            tenant,
+            session,
+            turn,
+            pcm,
+            reply_text,
+            meta,
+            replying_to=state.get("transcript"),
+            cites=[h.turn_id for h in ctx.hits],
         )
     now = time.time()
     entries: list[dict[str, Any]] = []
@@ -523,6 +592,26 @@ async def remember(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
         "notes": list(ctx.notes),
         "timings": timings,
     }
+
+
+def _name_action(agent: VoiceAgent, ctx: TurnContext, state: AgentState, name: str) -> str:
+    """What a self-introduction does: names an unnamed voice, and never renames a voice
+    or merges two voices without a person deciding (``voxmem speakers``)."""
+    if ctx.voice is None:
+        return "Nice to meet you. Say that aloud and I'll remember your voice."
+    current = state.get("speaker_name")
+    if current and current != name:
+        return f"I know your voice as {current}. Rename it with voxmem speakers if that's wrong."
+    if current == name:
+        return f"Yes, I know you, {name}."
+    other = next((s for s in agent.memory_speakers(state["tenant"]) if s.name == name), None)
+    if other is not None:
+        return (
+            f"I already know another voice as {name}, so I'll keep yours apart for now. "
+            "Merge them with voxmem speakers if you are the same person."
+        )
+    ctx.name_voice = name
+    return f"Nice to meet you, {name}. I'll know your voice from now on."
 
 
 def build_graph() -> StateGraph[AgentState, TurnContext, AgentState, AgentState]:

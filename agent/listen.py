@@ -72,6 +72,7 @@ class Listener:
         self._parts: list[np.ndarray] = []
         self._n = 0
         self._peak = 0.0
+        self._tail = np.zeros(0, np.float32)
         #: the sample just after the last loud frame (0: nothing loud yet)
         self._last_loud = 0
         self._progress = _Progress()
@@ -101,9 +102,14 @@ class Listener:
             samples = resample(samples, self.sample_rate, TARGET_RATE)
         if not len(samples):
             return
-        rms = _frames(samples)
         with self._lock:
-            start = self._n
+            # levels by whole 30 ms frames, across chunk boundaries (clients send 20 ms)
+            held = len(self._tail)
+            framed = np.concatenate([self._tail, samples]) if held else samples
+            whole = len(framed) // 480 * 480
+            rms = _frames(framed[:whole])
+            self._tail = framed[whole:]
+            start = self._n - held
             self._parts.append(samples)
             self._n += len(samples)
             if len(rms):

@@ -12,6 +12,7 @@ transaction, so nothing is ever half stored.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import logging
@@ -19,7 +20,7 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,13 +39,17 @@ class WriteJob:
     result: Any = None
     error: BaseException | None = None
     seconds: float = 0.0
+    _waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = field(
+        default_factory=list
+    )
 
 
 class MemoryWriter:
     """One worker thread that performs queued memory writes in order."""
 
-    def __init__(self, maxsize: int = 1000) -> None:
-        self._queue: queue.Queue[WriteJob | None] = queue.Queue(maxsize=maxsize)
+    def __init__(self) -> None:
+        # unbounded: a put never blocks the event loop; what waits is a few turns' audio
+        self._queue: queue.Queue[WriteJob | None] = queue.Queue()
         self._pending: dict[str, int] = {}
         self._cond = threading.Condition()
         self._closed = False
@@ -62,6 +67,24 @@ class MemoryWriter:
             self._pending[tenant] = self._pending.get(tenant, 0) + 1
         self._queue.put(job)
         return job
+
+    async def wait(self, job: WriteJob | None) -> None:
+        """Wait for ``job`` without holding a thread (None: nothing to wait for)."""
+        if job is None:
+            return
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        with self._cond:
+            if job.done.is_set():
+                return
+            job._waiters.append((loop, future))
+        await future
+
+    def take_failures(self) -> list[tuple[str, str]]:
+        """Writes that failed since the last call (for the next turn's notes)."""
+        with self._cond:
+            out, self.failures = self.failures, []
+        return out
 
     def pending(self, tenant: str | None = None) -> int:
         """Writes (of ``tenant``) queued or running."""
@@ -108,12 +131,21 @@ class MemoryWriter:
                 log.error("memory write failed (%s): %s", job.what, exc)
             finally:
                 job.seconds = time.perf_counter() - began
-                job.done.set()
                 with self._cond:
+                    job.done.set()
                     self._pending[job.tenant] -= 1
                     if not self._pending[job.tenant]:
                         del self._pending[job.tenant]
                     self._cond.notify_all()
+                    waiters, job._waiters = job._waiters, []
+                for loop, future in waiters:
+                    with contextlib.suppress(RuntimeError):  # its loop has closed
+                        loop.call_soon_threadsafe(_resolve, future)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 class MetaLedger:
@@ -133,13 +165,35 @@ class MetaLedger:
                 "CREATE TABLE IF NOT EXISTS meta_turns (tenant TEXT NOT NULL, "
                 "segment_id TEXT NOT NULL, PRIMARY KEY (tenant, segment_id))"
             )
+            # an answer that quoted a turn goes when that turn is forgotten
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS meta_cites (tenant TEXT NOT NULL, "
+                "segment_id TEXT NOT NULL, cited TEXT NOT NULL, "
+                "PRIMARY KEY (tenant, segment_id, cited))"
+            )
 
-    def add(self, tenant: str, segment_ids: list[str]) -> None:
+    def add(self, tenant: str, segment_ids: Sequence[str], cites: Sequence[str] = ()) -> None:
         with self._lock, self._conn:
             self._conn.executemany(
                 "INSERT OR IGNORE INTO meta_turns (tenant, segment_id) VALUES (?, ?)",
                 [(tenant, s) for s in segment_ids],
             )
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO meta_cites (tenant, segment_id, cited) VALUES (?, ?, ?)",
+                [(tenant, s, c) for s in segment_ids for c in cites],
+            )
+
+    def citing(self, tenant: str, cited: Sequence[str]) -> set[str]:
+        """Stored answers that quoted any of ``cited``."""
+        if not cited:
+            return set()
+        marks = ",".join("?" * len(cited))
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT segment_id FROM meta_cites WHERE tenant = ? AND cited IN ({marks})",
+                (tenant, *cited),
+            ).fetchall()
+        return {r[0] for r in rows}
 
     def ids(self, tenant: str) -> set[str]:
         with self._lock:

@@ -170,7 +170,7 @@ class ExtractiveResponder:
             yield w if i == len(words) - 1 else w + " "
 
 
-def chat_messages(prompt: Prompt, max_history: int = 8) -> list[dict[str, str]]:
+def chat_messages(prompt: Prompt) -> list[dict[str, str]]:
     """The chat-completions messages for an LLM responder."""
     system = (
         f"You are {prompt.agent_name}, a voice assistant with a memory of past "
@@ -180,7 +180,7 @@ def chat_messages(prompt: Prompt, max_history: int = 8) -> list[dict[str, str]]:
     if prompt.instructions:
         system += " " + prompt.instructions
     messages = [{"role": "system", "content": system}]
-    for h in list(prompt.history)[-max_history:]:
+    for h in prompt.history:  # already the last VOXMEM_AGENT__HISTORY_TURNS entries
         role = "assistant" if h.get("role") == "agent" else "user"
         messages.append({"role": role, "content": str(h.get("text", ""))})
     user = prompt.user_text
@@ -302,9 +302,12 @@ class OpenAIResponder:
             raise ResponderUnavailable(
                 f"the chat endpoint did not answer ({type(exc).__name__}: {exc})"
             ) from exc
-        async for event in response:
-            if event.choices and event.choices[0].delta and event.choices[0].delta.content:
-                yield event.choices[0].delta.content
+        try:
+            async for event in response:
+                if event.choices and event.choices[0].delta and event.choices[0].delta.content:
+                    yield event.choices[0].delta.content
+        except openai.OpenAIError as exc:
+            raise ResponderUnavailable(f"the chat endpoint failed mid-reply ({exc})") from exc
 
 
 def responder(settings: Settings) -> Responder:

@@ -30,9 +30,10 @@ from voxmem.retrievers.plan import Constraint, RetrievalPlan, TimeWindow
 Intent = Literal["recall", "replay", "forget", "name", "confirm", "deny", "chat"]
 MEMORY_INTENTS: frozenset[str] = frozenset({"recall", "replay", "forget"})
 
+#: fillers and openers at the start of an utterance ("um, so, what did ...")
 _FILLERS = re.compile(
-    r"\b(?:um+|uh+|erm|hmm+|ah|oh|okay so|ok so|so|well|like,|hey|hi|hello|please|"
-    r"you know|i mean|actually|quick question|real quick)\b[,]?\s*"
+    r"^(?:(?:um+|uh+|erm|hmm+|ah|oh|okay|ok|so|well|hey|hi|hello|please|you know|i mean|"
+    r"actually|quick question|real quick)\b[,.!]?\s*)+"
 )
 #: verbs of saying that carry no content of their own ("what did you tell me")
 _SAY_PLAIN = (
@@ -145,11 +146,76 @@ _FORGET_OBJECT = re.compile(
     r"today|last time|earlier)\b"
 )
 _NAME = re.compile(
-    r"(?:^|[.!?,]\s*)(?:(?:hi|hello|hey)[,!]?\s+)?(?:(?:it's|it is|this is)\s+"
-    r"(?P<a>[A-Z][a-z]+)(?:\s+(?:here|speaking|again|now|calling|on the line))?\s*[.!]?\s*$|"
-    r"(?:i'm|i am|my name is|my name's|name's|call me|you can call me|the name's|"
-    r"people call me|i go by)\s+(?P<b>[A-Z][a-z]+)\b(?!\s+(?:and|said|says|is|was|will|"
-    r"would|told)\b)|(?P<c>[A-Z][a-z]+)\s+(?:here|speaking)\s*[.!]?\s*$)",
+    r"(?:^|[.!?,]\s*)(?:(?i:hi|hello|hey)[,!]?\s+)?(?:(?i:it's|it is|this is)\s+"
+    r"(?P<a>[A-Z][a-z]+)(?:\s+(?i:here|speaking|again|now|calling|on the line))?\s*[.!]?\s*$|"
+    r"(?i:i'm|i am|my name is|my name's|name's|call me|you can call me|the name's|"
+    r"people call me|i go by)\s+(?P<b>[A-Z][a-z]+)\b(?!\s+(?i:and|said|says|is|was|will|"
+    r"would|told)\b)|(?P<c>[A-Z][a-z]+)\s+(?i:here|speaking)\s*[.!]?\s*$)",
+)
+#: capitalised words after "I'm" that are not names
+_NOT_NAME_WORDS = frozenset(
+    [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "american",
+        "canadian",
+        "british",
+        "english",
+        "french",
+        "german",
+        "italian",
+        "spanish",
+        "portuguese",
+        "dutch",
+        "swedish",
+        "norwegian",
+        "danish",
+        "finnish",
+        "polish",
+        "russian",
+        "ukrainian",
+        "hungarian",
+        "czech",
+        "greek",
+        "turkish",
+        "chinese",
+        "japanese",
+        "korean",
+        "indian",
+        "mexican",
+        "brazilian",
+        "argentinian",
+        "australian",
+        "irish",
+        "scottish",
+        "welsh",
+        "african",
+        "european",
+        "asian",
+        "christian",
+        "muslim",
+        "jewish",
+        "catholic",
+        "vegan",
+        "vegetarian",
+    ]
 )
 _NOT_NAMES = frozenset(
     [
@@ -224,10 +290,45 @@ _NOT_NAMES = frozenset(
         "Your",
     ]
 )
-_CONFIRM = re.compile(
-    r"^(?:yes|yeah|yep|yup|sure|correct|right|ok|okay|confirm|confirmed|affirmative|"
-    r"do it|go ahead|please do|yes please|absolutely|definitely|that's right|delete it|"
-    r"forget it|forget them|erase it|erase them)\b"
+#: a pending forget is confirmed only by a short answer made of these words alone
+_CONFIRM_WORDS = frozenset(
+    [
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "sure",
+        "correct",
+        "right",
+        "ok",
+        "okay",
+        "confirm",
+        "confirmed",
+        "affirmative",
+        "do",
+        "it",
+        "go",
+        "ahead",
+        "please",
+        "absolutely",
+        "definitely",
+        "that's",
+        "that",
+        "is",
+        "delete",
+        "erase",
+        "forget",
+        "them",
+        "it",
+        "all",
+        "of",
+        "those",
+        "please",
+    ]
+)
+_CONFIRM_CORE = re.compile(
+    r"\b(?:yes|yeah|yep|yup|sure|correct|confirm|confirmed|affirmative|absolutely|"
+    r"definitely|go ahead|do it|delete|erase|forget)\b"
 )
 _DENY = re.compile(
     r"^(?:no|nope|nah|cancel|don't|do not|stop|keep|never ?mind|wait|hold on|not now|"
@@ -338,12 +439,19 @@ class Router:
         names = [n for n in speaker_names if n and n.lower() != self.agent_name.lower()]
 
         if pending_confirmation:
-            if _CONFIRM.search(clean) and not _DENY.search(clean):
+            words = re.sub(r"[^\w' ]", " ", low).split()
+            if (
+                0 < len(words) <= 5
+                and all(w in _CONFIRM_WORDS for w in words)
+                and _CONFIRM_CORE.search(" ".join(words))
+            ):
                 return Route("confirm", why="confirmation")
-            if _DENY.search(clean):
+            if _DENY.search(clean) and len(words) <= 6:
                 return Route("deny", why="refusal")
 
         name = _introduced_name(raw)
+        if name and name.lower() == self.agent_name.lower():
+            name = None  # "I'm Vox" is a joke or a test, not a new name for this voice
         if name and not _asks_about_past(clean, names):
             return Route("name", name=name, why="self-introduction")
 
@@ -444,21 +552,29 @@ def _names_in(text: str, names: Sequence[str]) -> list[str]:
 
 
 def _introduced_name(raw: str) -> str | None:
-    m = _NAME.search(raw.replace("I'M", "I'm").replace("i'm", "i'm"))
+    m = _NAME.search(raw)
     if m is None:
-        # ASR output may be lower case: accept "i'm dana" only in the explicit forms
+        # ASR output may be lower case: then only the explicit forms name someone
         m2 = re.search(
-            r"\b(?:my name is|my name's|call me|you can call me|this is|i'm|i am)\s+"
-            r"([a-z]+)(?:\s+(?:speaking|here|again))?\s*[.!]?\s*$",
+            r"\b(?:my name is|my name's|you can call me|please call me)\s+"
+            r"([a-z]+)\s*[.!]?\s*$",
             raw.lower(),
         )
-        if m2 and m2.group(1).capitalize() not in _NOT_NAMES and _short_intro(raw):
+        if m2 and _plausible_name(m2.group(1)) and _short_intro(raw):
             return m2.group(1).capitalize()
         return None
     name = m.group("a") or m.group("b") or m.group("c")
-    if name in _NOT_NAMES:
-        return None
-    return name
+    return name if _plausible_name(name) else None
+
+
+def _plausible_name(word: str) -> bool:
+    w = word.lower()
+    return (
+        len(w) > 1
+        and w.capitalize() not in _NOT_NAMES
+        and w not in _NOT_NAME_WORDS
+        and not w.endswith(("ing", "ed", "ous", "ful", "less", "ive", "able", "ible"))
+    )
 
 
 def _short_intro(raw: str) -> bool:

@@ -522,8 +522,10 @@ class AudioMemory:
         limit: int = 100,
         offset: int = 0,
         vectors: bool = False,
+        newest_first: bool = False,
     ) -> builtins.list[Segment]:
-        """Segments in the order they were stored (then by start time)."""
+        """Segments in the order they were stored (then by start time); ``newest_first``
+        reverses it."""
         tenant = self._require_tenant(tenant)
         clauses, args = ["1 = 1"], []
         if session is not None:
@@ -536,7 +538,9 @@ class AudioMemory:
         if role is not None:
             clauses.append("role = ?")
             args.append(check_role(role))
-        return self._segments(tenant, " AND ".join(clauses), tuple(args), limit, offset, vectors)
+        return self._segments(
+            tenant, " AND ".join(clauses), tuple(args), limit, offset, vectors, newest_first
+        )
 
     def _segments(
         self,
@@ -546,11 +550,15 @@ class AudioMemory:
         limit: int = -1,
         offset: int = 0,
         vectors: bool = True,
+        newest_first: bool = False,
     ) -> builtins.list[Segment]:
         conn = self.catalog.read()
+        order = (
+            "created_at DESC, rowid DESC" if newest_first else "created_at, recording_id, start_s"
+        )
         rows = conn.execute(
             f"SELECT * FROM segments WHERE tenant = ? AND state = 'live' AND ({where}) "
-            "ORDER BY created_at, recording_id, start_s LIMIT ? OFFSET ?",
+            f"ORDER BY {order} LIMIT ? OFFSET ?",
             (tenant, *args, limit, offset),
         ).fetchall()
         out = [_row_to_segment(r) for r in rows]
@@ -826,19 +834,24 @@ class AudioMemory:
         speaker: str | None = None,
         session: str | None = None,
         segment: str | None = None,
+        segments: Sequence[str] | None = None,
         everything: bool = False,
     ) -> int:
         """Erase segments: audio files, catalog rows, vectors in every collection, and the
-        bytes they left in the index and catalog files. Exactly one selector. Returns how
+        bytes they left in the index and catalog files. Exactly one selector
+        (``segments``: several ids in one erasure; unknown ones are skipped). Returns how
         many segments were erased."""
         tenant = self._require_tenant(tenant)
-        chosen = [x for x in (speaker, session, segment) if x is not None] + (
+        chosen = [x for x in (speaker, session, segment, segments) if x is not None] + (
             ["everything"] if everything else []
         )
         if len(chosen) != 1:
             raise ValueError(
-                "forget needs exactly one of speaker=, session=, segment= or everything=True"
+                "forget needs exactly one of speaker=, session=, segment=, segments= or "
+                "everything=True"
             )
+        if segments is not None and not segments:
+            return 0
         args: tuple[Any, ...]
         with self.catalog.write() as tx:
             if everything:
@@ -848,6 +861,10 @@ class AudioMemory:
                 where, args = "tenant = ? AND speaker_id = ?", (tenant, spk.id)
             elif session is not None:
                 where, args = "tenant = ? AND session = ?", (tenant, session)
+            elif segments is not None:
+                ids = tuple(dict.fromkeys(segments))
+                where = f"tenant = ? AND id IN ({','.join('?' * len(ids))})"
+                args = (tenant, *ids)
             else:
                 if (
                     tx.execute(

@@ -219,6 +219,7 @@ def recall(
                 speaker=filters.get("speaker"),
                 role=filters.get("role"),
                 limit=LISTED_TURNS,
+                newest_first=plan.time.order == "latest",
             )
         except UnknownSpeaker:
             return RecallResult(plan, [])

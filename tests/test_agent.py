@@ -23,7 +23,7 @@ from voxmem.agent import (
     VoiceAgent,
 )
 from voxmem.agent.speak import OUTPUT_RATE, to_pcm16
-from voxmem.memory.records import TenantRequired, UnknownSegment
+from voxmem.memory.records import TenantRequired, UnknownSegment, UnknownTenant
 
 DANA, MARCO, PRIYA = 1, 2, 3
 
@@ -151,8 +151,8 @@ async def test_bad_audio_keeps_the_session_and_stores_nothing(
         assert r.heard is not None and r.heard.problem and problem in r.heard.problem
         assert problem in r.reply and r.hits == []
         agent.flush()
-        assert len(agent.memory.list("acme")) == before + (1 if r.audio else 0)
-        assert all(s.role == "agent" for s in agent.memory.list("acme")[before:])
+        # neither the unusable turn nor the reply saying so is stored
+        assert len(agent.memory.list("acme")) == before
         r = await agent.turn("acme", "s", audio=said(asr, DANA, "What did I say about the launch?"))
         assert "Friday" in r.reply
 
@@ -164,7 +164,8 @@ async def test_noise_without_words_is_not_stored(tmp_path: Path) -> None:
         r = await agent.turn("acme", "s", audio=noise, sample_rate=16_000)
         assert r.heard is not None and r.heard.problem and "speech" in r.heard.problem
         agent.flush()
-        assert [s.role for s in agent.memory.list("acme")] == ["agent"]
+        with pytest.raises(UnknownTenant):
+            agent.memory.list("acme")
 
 
 async def test_bad_calls_are_typed(tmp_path: Path) -> None:
@@ -407,3 +408,112 @@ def test_the_reply_path_goes_before_background_embedding() -> None:
     for t in (first, bg, second):
         t.join(5)
     assert order == ["live 1", "live 2", "background"]
+
+
+async def test_a_confirmed_forget_leaves_no_trace(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    secret = "My home address is 12 Elm Street."
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, secret))
+        await agent.turn("acme", "s", audio=said(asr, DANA, "The kettle is broken."))
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "What did I say about my address?"))
+        assert "Elm Street" in r.reply  # a stored answer now quotes it
+        r = await agent.turn(
+            "acme", "s", audio=said(asr, DANA, "Forget what I said about my address.")
+        )
+        assert [h.transcript for h in r.hits] == [secret]  # only what was asked for
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "yes"))
+        assert r.intent == "confirm" and "erased 1 turn" in r.reply, r.reply
+        agent.flush()
+        texts = [s.transcript for s in agent.memory.list("acme", limit=1000)]
+        assert not any("Elm" in t for t in texts), texts
+        assert any("kettle" in t for t in texts)
+        assert not any("Elm" in h["text"] for h in await agent.dialogue("acme", "s"))
+    for f in (tmp_path / "agent").glob("checkpoints.sqlite3*"):
+        assert b"Elm Street" not in f.read_bytes(), f
+
+
+@pytest.mark.parametrize(
+    "text", ["Sure, what did I say about the train?", "ok what did Marco say", "oh forget it"]
+)
+async def test_only_a_plain_yes_confirms_a_forget(tmp_path: Path, text: str) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "The train leaves at nine."))
+        r = await agent.turn(
+            "acme", "s", audio=said(asr, DANA, "Forget what I said about the train.")
+        )
+        kept = r.hits[0].turn_id
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, text))
+        assert r.intent != "confirm"
+        agent.memory.get("acme", kept)
+
+
+async def test_introductions_never_rename_or_merge_voices(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "Hi, I'm Dana."))
+        agent.flush()
+        for text in ("This is ridiculous.", "I'm Vox.", "I'm Canadian."):
+            r = await agent.turn("acme", "s", audio=said(asr, DANA, text))
+            assert r.intent != "name", text
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "My name is Priya."))
+        assert "I know your voice as Dana" in r.reply
+        r = await agent.turn("acme", "s", audio=said(asr, MARCO, "Hello, I'm Dana."))
+        assert "another voice as Dana" in r.reply
+        agent.flush()
+        named = {s.name for s in agent.memory.speakers("acme") if s.name}
+        assert named == {"Dana", "Vox"}
+
+
+async def test_typed_i_is_nobody_in_particular(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, MARCO, "The budget is two thousand."))
+        r = await agent.turn("acme", "typed", text="What did I say about the budget?")
+        assert r.hits == [] and "typed words" in r.reply
+
+
+async def test_what_did_you_just_say_repeats_the_last_answer(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "The budget is four thousand."))
+        first = await agent.turn(
+            "acme", "s", audio=said(asr, DANA, "What did I say about the budget?")
+        )
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "Sorry, what did you just say?"))
+        assert first.reply.split(": ", 1)[1] in r.reply
+
+
+async def test_a_failing_responder_falls_back_to_extractive(tmp_path: Path) -> None:
+    class Broken:
+        name = "broken"
+
+        async def stream(self, prompt: object):  # type: ignore[no-untyped-def]
+            raise KeyError("a bug in a backend")
+            yield ""  # pragma: no cover
+
+    agent, _asr = make_agent(tmp_path, responder=Broken())
+    async with agent:
+        r = await agent.turn("acme", "s", text="Hello there!")
+        assert r.reply.startswith("Hello") and r.audio
+        assert any("answered extractively" in n for n in r.notes)
+
+
+def test_a_listener_hears_small_chunks(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    clip = said(asr, DANA, "The budget is four thousand.")
+    listener = agent.listener("acme")
+    for i in range(0, len(clip.samples), 320):  # 20 ms at a time
+        listener.feed(clip.samples[i : i + 320])
+    assert listener._last_loud > len(clip.samples) // 2
+    listener.feed(np.zeros(8000, np.float32))
+    assert listener.started == 1  # the pause after the speech started a pass
+
+
+async def test_concurrent_first_turns_open_one_checkpointer(tmp_path: Path) -> None:
+    agent, _ = make_agent(tmp_path)
+    await asyncio.gather(*[agent.turn("acme", f"s{i}", text="hello") for i in range(3)])
+    conn = agent._conn
+    await agent.aclose()
+    assert conn is not None and agent._conn is None

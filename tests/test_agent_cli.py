@@ -53,7 +53,6 @@ def test_chat_with_audio_and_text_turns(tmp_path: Path, pytestconfig: pytest.Con
             str(tmp_path / "data"),
             "--say",
             str(fact),
-            "--say",
             str(junk),
             "--text",
             "What did I say about the budget?",

@@ -19,6 +19,7 @@ from voxmem.memory import (
     UnknownTenant,
     WrongDimension,
 )
+from voxmem.settings import Settings
 
 
 @pytest.fixture
@@ -353,3 +354,25 @@ def test_rebuild_and_verify_repair_the_index(memory: AudioMemory) -> None:
         memory.search("t", "text", memory.get("t", ids[0]).vectors["text"], 1)[0].segment.id
         == ids[0]
     )
+
+
+def test_forget_several_segments_at_once_and_list_newest_first(tmp_path: Path) -> None:
+    from voxmem.memory.encoders.fake import fake_perception as _fake
+
+    memory = AudioMemory(Settings(data_dir=tmp_path), perception=_fake("words"))
+    clip = np.sin(np.arange(16_000) / 8).astype(np.float32) * 0.3
+    ids = [
+        memory.add_segment(
+            clip, tenant="t", session="s", transcript=f"turn {i}", sample_rate=16_000
+        ).id
+        for i in range(4)
+    ]
+    assert [s.transcript for s in memory.list("t", newest_first=True)] == [
+        "turn 3",
+        "turn 2",
+        "turn 1",
+        "turn 0",
+    ]
+    assert memory.forget("t", segments=[ids[0], ids[2], "seg_unknown"]) == 2
+    assert [s.id for s in memory.list("t")] == [ids[1], ids[3]]
+    assert memory.forget("t", segments=[]) == 0

@@ -334,7 +334,9 @@ def _register_more_commands() -> None:
     from voxmem.cli_chat import chat
     from voxmem.cli_serve import serve, token
 
-    app.command(name="chat")(chat)
+    app.command(
+        name="chat", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}
+    )(chat)
     app.command(name="serve")(serve)
     app.command(name="token")(token)
 

@@ -16,8 +16,11 @@ from voxmem.settings import Settings
 
 
 def chat(
+    ctx: typer.Context,
     say: list[Path] = typer.Option(
-        None, "--say", help="Audio files spoken in turn (any format); repeat or list several."
+        None,
+        "--say",
+        help="Audio files spoken in turn (any format): --say a.wav b.wav, or --say repeated.",
     ),
     tenant: str = typer.Option(..., "--tenant", "-t", help="Whose memory."),
     session: str = typer.Option(..., "--session", "-s", help="Conversation id (resumable)."),
@@ -41,7 +44,14 @@ def chat(
     if data_dir is not None:
         settings = settings.model_copy(update={"data_dir": data_dir})
         settings.chroma = settings.chroma.model_copy(update={"path": data_dir / "chroma"})
-    turns: list[tuple[str, Any]] = [("audio", p) for p in (say or [])]
+    extra = [a for a in ctx.args if not a.startswith("-")]
+    if len(extra) != len(ctx.args):
+        console.print(
+            f"[red]unknown options:[/] {' '.join(a for a in ctx.args if a.startswith('-'))}"
+        )
+        raise typer.Exit(2)
+    # "--say a.wav b.wav": the files after the first are left over as extra arguments
+    turns: list[tuple[str, Any]] = [("audio", p) for p in [*(say or []), *map(Path, extra)]]
     turns += [("text", t) for t in (text or [])]
     try:
         code = asyncio.run(_chat(console, settings, tenant, session, turns, out))
@@ -133,7 +143,9 @@ def _show(console: Console, result: Any, kind: str, value: Any) -> None:
     if result.replayed:
         console.print(f"  [dim]replayed the original audio of {', '.join(result.replayed)}[/]")
     timings = "  ".join(
-        f"{k} {v * 1000:.0f} ms" for k, v in result.timings.items() if isinstance(v, float) and v >= 0
+        f"{k} {v * 1000:.0f} ms"
+        for k, v in result.timings.items()
+        if isinstance(v, float) and v >= 0
     )
     console.print(f"  [dim]{timings}[/]")
     for note in result.notes:
