@@ -98,6 +98,14 @@ def _agent(
     return run_agent_bench(out=out, seed=seed, quick=quick, console=console)
 
 
+def _voice(
+    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None, **_: object
+) -> Report:
+    from voxmem.benchmarks.voice_bench import run_voice
+
+    return run_voice(out=out, seed=seed, quick=quick, console=console)
+
+
 def _inspire(**kw: Any) -> Report:
     from voxmem.benchmarks.retrieval.inspire import run_inspire
 
@@ -160,6 +168,12 @@ RUNNERS: dict[str, Runner] = {
             "a scripted spoken conversation through the whole agent with the shipped models: "
             "per-node latency p50/p95 (first audio after the user's turn) at 10k stored turns",
             _agent,
+        ),
+        Runner(
+            "voice",
+            "voxmem serve with synthetic callers streaming in real time: end of speech to "
+            "first reply audio p50/p95 at 1, 4 and 8 sessions, per stage, and barge-in",
+            _voice,
         ),
         Runner(
             "recall",
