@@ -140,7 +140,7 @@ def test_demo_runs_end_to_end() -> None:
     import subprocess
 
     proc = subprocess.run(
-        [str(VENV_BIN / "voxmem"), "demo"],
+        [str(VENV_BIN / "voxmem"), "demo", "--memory-only"],
         capture_output=True,
         text=True,
         timeout=900,

@@ -317,12 +317,22 @@ def demo(
     data_dir: Path | None = typer.Option(
         None, "--data-dir", help="Keep the demo memory here (default: temporary)."
     ),
+    memory_only: bool = typer.Option(
+        False,
+        "--memory-only",
+        help="Only the memory: store a conversation and recall turns (no server, no agent).",
+    ),
 ) -> None:
-    """Store a short three-voice conversation and recall turns by instruction."""
-    from voxmem.benchmarks.demo import run_demo
-
+    """The whole product: start the voice server on loopback, speak a scripted
+    three-voice conversation into it as a Realtime client, and print each turn."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    raise typer.Exit(run_demo(console, folder, data_dir))
+    if memory_only or folder is not None:
+        from voxmem.benchmarks.demo import run_demo
+
+        raise typer.Exit(run_demo(console, folder, data_dir))
+    from voxmem.benchmarks.live_demo import run_live_demo
+
+    raise typer.Exit(run_live_demo(console, data_dir))
 
 
 def main() -> None:
