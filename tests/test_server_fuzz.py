@@ -89,6 +89,22 @@ def _valid_item(marker: str) -> str:
     return json.dumps({"type": "conversation.item.create", "event_id": marker, "item": item})
 
 
+@pytest.fixture(autouse=True)
+def _lazy_modules_out_of_hypothesis_sight() -> None:
+    """Hypothesis looks through every loaded module for constants to draw; speechbrain's
+    lazy modules raise ImportError when looked at (k2 is not installed), which makes data
+    generation flaky once another test has imported speechbrain. Mark them as seen."""
+    import sys
+
+    from hypothesis.internal.conjecture import providers
+
+    for module in list(sys.modules.values()):
+        try:
+            getattr(module, "__file__", None)
+        except Exception:
+            providers._seen_modules.add(id(module))
+
+
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One fake-agent server on loopback, on its own event loop thread."""
