@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.agent_helpers import HummingSynthesizer, fake_memory, said
 from voxmem.agent import VoiceAgent
 from voxmem.agent.respond import LocalLLMResponder, OpenAIResponder, Prompt, RecalledTurn
 from voxmem.benchmarks.agent_bench import SCRIPT, TENANT, run_script
@@ -51,8 +52,7 @@ def test_scripted_conversation(tmp_path: Path, pytestconfig: pytest.Config) -> N
     assert agent_turns and all(s.speaker_id == vox.id for s in agent_turns)
 
 
-def test_local_llm_answers_from_the_recalled_turn() -> None:
-    responder = LocalLLMResponder(Settings())
+def _who_pays() -> Prompt:
     turn = RecalledTurn(
         "seg_1",
         "monday",
@@ -65,7 +65,7 @@ def test_local_llm_answers_from_the_recalled_turn() -> None:
         time.time() - 3600,
         1.0,
     )
-    prompt = Prompt(
+    return Prompt(
         "Who pays for the offsite?",
         "recall",
         speaker_name="Marco",
@@ -74,8 +74,12 @@ def test_local_llm_answers_from_the_recalled_turn() -> None:
         now=time.time(),
     )
 
+
+def test_local_llm_answers_from_the_recalled_turn() -> None:
+    responder = LocalLLMResponder(Settings())
+
     async def go() -> str:
-        return "".join([p async for p in responder.stream(prompt)])
+        return "".join([p async for p in responder.stream(_who_pays())])
 
     text = asyncio.run(go())
     assert text.strip()
@@ -123,33 +127,26 @@ def test_openai_compatible_server_through_the_official_client(tmp_path: Path) ->
         else:
             pytest.fail("transformers serve did not start in 180 s")
         responder = OpenAIResponder(f"http://127.0.0.1:{port}/v1", "none", str(model), timeout=120)
-        turn = RecalledTurn(
-            "seg_1",
-            "monday",
-            "spk_1",
-            "Dana",
-            "user",
-            "The budget for the offsite comes from the marketing team.",
-            0.0,
-            3.0,
-            time.time() - 3600,
-            1.0,
-        )
-        prompt = Prompt(
-            "Who pays for the offsite?",
-            "recall",
-            speaker_name="Marco",
-            recalled=[turn],
-            session="tuesday",
-            now=time.time(),
-        )
 
-        async def go() -> list[str]:
-            return [p async for p in responder.stream(prompt)]
+        async def go() -> tuple[list[str], object]:
+            pieces = [p async for p in responder.stream(_who_pays())]
+            # and through the agent's own path: recall, then the endpoint answers
+            memory, asr = fake_memory(tmp_path / "agent")
+            agent = VoiceAgent(memory, responder=responder, synthesizer_=HummingSynthesizer())
+            async with agent:
+                fact = "The budget for the offsite comes from the marketing team."
+                await agent.observe("acme", "s", audio=said(asr, 1, fact))
+                result = await agent.turn(
+                    "acme", "s", audio=said(asr, 1, "What did I say about the budget?")
+                )
+            return pieces, result
 
-        pieces = asyncio.run(go())
+        pieces, result = asyncio.run(go())
         assert len(pieces) > 1  # streamed, not one block
         assert "".join(pieces).strip()
+        assert result.intent == "recall" and "marketing" in result.hits[0].transcript  # type: ignore[attr-defined]
+        assert result.reply.strip() and result.audio  # type: ignore[attr-defined]
+        assert not any("extractively" in n for n in result.notes)  # the endpoint answered  # type: ignore[attr-defined]
     finally:
         server.terminate()
         server.wait(30)
@@ -170,9 +167,9 @@ def test_a_turn_heard_while_spoken(tmp_path: Path, pytestconfig: pytest.Config) 
     async def go() -> tuple[object, object, int]:
         async with agent:
             await asyncio.to_thread(agent.warm_up)
-            said = await spoken(agent, fact)
-            passes = said.started
-            first = await agent.turn(TENANT, "s", audio=said)
+            heard = await spoken(agent, fact)
+            passes = heard.started
+            first = await agent.turn(TENANT, "s", audio=heard)
             second = await agent.turn(TENANT, "s", audio=await spoken(agent, question))
             return first, second, passes
 
