@@ -10,6 +10,7 @@ DEBIAN_PACKAGES=(
   espeak-ng flite festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts
   pocketsphinx-testdata sound-theme-freedesktop alsa-utils
   chromium
+  postgresql
 )
 PYTHON=${PYTHON:-python3.11}
 command -v "$PYTHON" >/dev/null || PYTHON=python3
