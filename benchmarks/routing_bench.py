@@ -3,15 +3,13 @@ on a frozen test pool of conversational requests written apart from the router.
 
 The pool (``benchmarks/data/routing/test.jsonl``) has the role ``test``: it was written
 before the router was run, by a writer who had not seen its rules, and is frozen by the
-content hash below, checked at run time. Its errors are not read to change the router:
-the report gives counts only. The router's own tuning wordings live in
-``tests/test_agent_route.py``.
+content hash declared in ``voxmem.benchmarks.pools``, checked at run time. Its errors are
+not read to change the router: the report gives counts only. The router's own tuning
+wordings live in ``tests/test_agent_route.py``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from collections import Counter
 from pathlib import Path
@@ -19,29 +17,19 @@ from typing import Any
 
 from rich.console import Console
 
+from voxmem.benchmarks.pools import FrozenPoolChanged, get_pool, load_routing_pool
 from voxmem.benchmarks.report import Report, versions
 
-POOL = Path(__file__).parent / "data" / "routing" / "test.jsonl"
-#: sha256 of the frozen test pool; a changed pool is refused
-POOL_SHA256 = "a607342814096ce79d32718e120edd863514a9f0ad681cce23ad79189870750a"
+#: the frozen test pool (role, file and sha256 in ``voxmem.benchmarks.pools``)
+POOL = get_pool("routing/test")
 #: the known speakers the pool was written for
-NAMES = ["Dana", "Marco", "Priya", "Sam"]
+NAMES = list(POOL.speaker_names)
 FIELDS = ("speaker", "role", "style", "environment", "time", "topic")
 
 
-class FrozenPoolChanged(RuntimeError):
-    """The test pool's bytes differ from the frozen hash."""
-
-
-def load_pool(path: Path = POOL, expected: str | None = POOL_SHA256) -> list[dict[str, Any]]:
-    data = path.read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    if expected is not None and digest != expected:
-        raise FrozenPoolChanged(
-            f"{path} changed (sha256 {digest[:12]}..., frozen {expected[:12]}...): a test pool "
-            "is frozen once written; write a new pool with its own hash instead"
-        )
-    return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+def load_pool() -> list[dict[str, Any]]:
+    """The routing test pool, refused (``FrozenPoolChanged``) if its bytes changed."""
+    return load_routing_pool(POOL)
 
 
 def judge(router: Any, item: dict[str, Any]) -> dict[str, bool]:
@@ -76,7 +64,7 @@ def run_routing(*, out: Path, seed: int, quick: bool, console: Console) -> Repor
         "routing",
         "frozen test pool (written apart from the router, never used to tune it)",
         ["part", "accuracy", "right", "n"],
-        meta={"versions": versions(), "pool": str(POOL.name), "sha256": POOL_SHA256},
+        meta={"versions": versions(), "pool": POOL.source, "sha256": POOL.sha256},
     )
     right: Counter[str] = Counter()
     total: Counter[str] = Counter()

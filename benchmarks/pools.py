@@ -1,0 +1,357 @@
+"""Pools of labelled wordings, each with a declared role, and the one loader for them.
+
+Roles: ``train`` (a model may be fitted on it), ``dev`` (built or tuned looking at it,
+or looked at after it was measured: its figure is a tuning figure) and ``test``
+(written before the code it scores changed, never used to change it, frozen). A
+``test`` pool is a file whose sha256 is declared here and checked on every load:
+a changed file is refused, so a figure labelled "test" is always on the bytes that
+were frozen. Template pools (wordings generated from lists inside a module) are
+listed with their role so reports can label them, but are not loaded from here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from voxmem.errors import VoxmemError
+from voxmem.retrievers.plan import ATTRIBUTES
+from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS, STYLE_WORDS
+
+Role = Literal["train", "dev", "test"]
+DATA = Path(__file__).parent / "data"
+TIME_LABELS = (
+    "today",
+    "yesterday",
+    "this_session",
+    "last_session",
+    "first",
+    "latest",
+    "before_break",
+    "after_break",
+)
+#: languages written without spaces between words: content keys are substrings there
+UNSPACED = ("ja", "zh")
+
+
+class PoolError(VoxmemError, ValueError):
+    """A pool that cannot be used. Subclasses say why."""
+
+
+class UnknownPool(PoolError):
+    """A pool name that is not in the registry."""
+
+
+class FrozenPoolChanged(PoolError):
+    """A test pool whose bytes differ from its frozen sha256."""
+
+
+class PoolSchemaError(PoolError):
+    """A pool row that does not follow its pool's schema; the message lists every problem."""
+
+
+@dataclass(frozen=True)
+class Pool:
+    name: str
+    role: Role
+    #: ``plan`` rows (``PlanRow``), ``routing`` rows, or ``templates`` (generated in code)
+    schema: Literal["plan", "routing", "templates"]
+    #: the file (relative to ``benchmarks/data``), or ``module:NAME, NAME`` for templates
+    source: str
+    sha256: str | None = None
+    #: known speakers the pool was written for (``target:<name>`` values)
+    speaker_names: tuple[str, ...] = ()
+    note: str = ""
+
+    @property
+    def path(self) -> Path:
+        return DATA / self.source  # an absolute source stays as it is
+
+
+_MINI = "not held out: written alongside the parser and measured with it"
+POOLS: dict[str, Pool] = {
+    p.name: p
+    for p in [
+        Pool(
+            "plans/test_v3",
+            "test",
+            "plan",
+            "plans/test_v3.jsonl",
+            sha256="eee307b019129eeed8b9d1b374381590fe93ede9d67d2800a8e04c54ea52f918",
+            speaker_names=("Lena", "Omar", "Beatriz", "Hiro", "Callum"),
+            note="380 instructions (63 not in English), written before the planner changes "
+            "they score",
+        ),
+        Pool(
+            "routing/test",
+            "test",
+            "routing",
+            "routing/test.jsonl",
+            sha256="a607342814096ce79d32718e120edd863514a9f0ad681cce23ad79189870750a",
+            speaker_names=("Dana", "Marco", "Priya", "Sam"),
+            note="368 conversational requests, written before the router was run",
+        ),
+        Pool(
+            "plans/tune",
+            "train",
+            "templates",
+            "voxmem.benchmarks.instructions:WORDINGS['tune']",
+            note="what the lexicon parser was built on",
+        ),
+        Pool(
+            "plans/heldout",
+            "dev",
+            "templates",
+            "voxmem.benchmarks.instructions:WORDINGS['heldout']",
+            note="measured untouched once; later parser fixes looked at its errors",
+        ),
+        Pool(
+            "plans/fresh",
+            "dev",
+            "templates",
+            "voxmem.benchmarks.instructions:WORDINGS['fresh']",
+            note="its wordings entered the parser in the next parser change",
+        ),
+        Pool(
+            "plans/unseen",
+            "dev",
+            "templates",
+            "voxmem.benchmarks.instructions:WORDINGS['unseen']",
+            note="never used to change the parser, but measured on every run and not "
+            "frozen; superseded as a test by plans/test_v3",
+        ),
+        Pool(
+            "inspire-mini",
+            "dev",
+            "templates",
+            "voxmem.benchmarks.retrieval.inspire:WORDINGS, COMPOSITE_PARTS, "
+            "COMPOSITE_FRAMES_SEMANTIC, COMPOSITE_FRAMES_OTHER, STYLE_WORDS, ENV_WORDS",
+            note=_MINI + " (its templates entered the parser in the commit that made them)",
+        ),
+        Pool(
+            "voicetrace-mini",
+            "dev",
+            "templates",
+            "voxmem.benchmarks.retrieval.voicetrace:QUESTIONS",
+            note=_MINI,
+        ),
+        Pool(
+            "squtr-mini",
+            "dev",
+            "templates",
+            "voxmem.benchmarks.retrieval.squtr:INSTRUCTION",
+            note=_MINI,
+        ),
+        Pool(
+            "contextdialog-mini",
+            "dev",
+            "templates",
+            "voxmem.benchmarks.retrieval.contextdialog_mini:TOPICS",
+            note=_MINI,
+        ),
+    ]
+}
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """One instruction and the plan it asks for (see ``data/plans/README.md``)."""
+
+    id: str
+    lang: str
+    family: str
+    text: str
+    has_reference: bool
+    #: key content words, space-separated (substrings of the text where unspaced)
+    content: str | None
+    content_from_reference: bool
+    speaker: str  # any | same | target:<name>
+    style: str  # any | same | target:<label>
+    environment: str
+    role: str | None  # None | user | agent
+    time: str | None  # None | one of TIME_LABELS
+
+
+def get_pool(name: str | Pool) -> Pool:
+    if isinstance(name, Pool):
+        return name
+    try:
+        return POOLS[name]
+    except KeyError:
+        raise UnknownPool(
+            f"no pool named {name!r}; known pools: {', '.join(sorted(POOLS))}"
+        ) from None
+
+
+def read_verified(pool: Pool) -> bytes:
+    """The pool file's bytes, refused if a declared sha256 does not match (every test
+    pool declares one)."""
+    if pool.schema == "templates":
+        raise PoolError(f"{pool.name} is generated in code ({pool.source}); it has no file")
+    if pool.role == "test" and pool.sha256 is None:
+        raise FrozenPoolChanged(f"test pool {pool.name} declares no sha256; freeze it first")
+    data = pool.path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if pool.sha256 is not None and digest != pool.sha256:
+        raise FrozenPoolChanged(
+            f"{pool.path} changed (sha256 {digest[:12]}..., frozen {pool.sha256[:12]}...): "
+            "a test pool is frozen once written; restore it (git checkout) or write a new "
+            "pool file with its own role and hash"
+        )
+    return data
+
+
+def _json_lines(data: bytes) -> tuple[list[tuple[int, Any]], list[str]]:
+    """Each non-blank line parsed, with its number; and the lines that are not JSON."""
+    out, problems = [], []
+    for n, line in enumerate(data.decode("utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append((n, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            problems.append(f"line {n}: not JSON ({exc.msg})")
+    return out, problems
+
+
+def _line_no(problem: str) -> int:
+    return int(problem.split(":")[0].removeprefix("line "))
+
+
+def tokens(text: str) -> list[str]:
+    """Casefolded word tokens ("brother's" gives "brother", "s")."""
+    return re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold())
+
+
+def _constraint_ok(value: Any, labels: Sequence[str]) -> bool:
+    if value in ("any", "same"):
+        return True
+    return isinstance(value, str) and value.startswith("target:") and value[7:] in labels
+
+
+def check_plan_row(raw: Any, speaker_names: Sequence[str]) -> list[str]:
+    """Every way ``raw`` breaks the plan-row schema (empty when it is a valid row)."""
+    if not isinstance(raw, dict):
+        return ["not a JSON object"]
+    want = set(PlanRow.__dataclass_fields__)
+    problems = [f"missing {k!r}" for k in sorted(want - raw.keys())]
+    problems += [f"unknown key {k!r}" for k in sorted(raw.keys() - want)]
+    if problems:
+        return problems
+    for key in ("id", "lang", "family", "text"):
+        if not isinstance(raw[key], str) or not raw[key].strip():
+            problems.append(f"{key} must be a non-empty string")
+    for key in ("has_reference", "content_from_reference"):
+        if not isinstance(raw[key], bool):
+            problems.append(f"{key} must be true or false")
+    labels = {
+        "speaker": speaker_names,
+        "style": list(STYLE_WORDS),
+        "environment": list(ENVIRONMENT_WORDS),
+    }
+    for attr in ATTRIBUTES:
+        if not _constraint_ok(raw[attr], labels[attr]):
+            problems.append(
+                f"{attr} {raw[attr]!r} is not any, same or target:<one of {labels[attr]}>"
+            )
+    if raw["role"] not in (None, "user", "agent"):
+        problems.append(f"role {raw['role']!r} is not null, user or agent")
+    if raw["time"] is not None and raw["time"] not in TIME_LABELS:
+        problems.append(f"time {raw['time']!r} is not null or one of {TIME_LABELS}")
+    content = raw["content"]
+    if content is not None and (not isinstance(content, str) or not content.strip()):
+        problems.append("content must be null or a non-empty string")
+    if problems:
+        return problems
+    if content is not None and raw["content_from_reference"]:
+        problems.append("content is null when it is taken from the reference")
+    uses_ref = raw["content_from_reference"] or "same" in (raw[a] for a in ATTRIBUTES)
+    if uses_ref and not raw["has_reference"]:
+        problems.append("'same' and content_from_reference need has_reference true")
+    if content is not None:
+        if raw["lang"] in UNSPACED:
+            text = unicodedata.normalize("NFKC", raw["text"]).casefold()
+            missing = [k for k in content.split() if k.casefold() not in text]
+        else:
+            have = set(tokens(raw["text"]))
+            missing = [w for w in tokens(content) if w not in have]
+        if missing:
+            problems.append(f"content words {missing} are not in the text")
+    return problems
+
+
+def load_plan_pool(name: str | Pool) -> list[PlanRow]:
+    """The rows of a plan pool, hash-checked and validated; every problem is listed."""
+    pool = get_pool(name)
+    if pool.schema != "plan":
+        raise PoolError(f"{pool.name} holds {pool.schema} rows, not plan rows")
+    lines, problems = _json_lines(read_verified(pool))
+    rows, ids = [], set()
+    for n, raw in lines:
+        bad = check_plan_row(raw, pool.speaker_names)
+        if not bad and raw["id"] in ids:
+            bad = [f"id {raw['id']!r} repeats an earlier row"]
+        if bad:
+            problems.append(f"line {n}: " + ", ".join(bad))
+            continue
+        ids.add(raw["id"])
+        rows.append(PlanRow(**raw))
+    if problems:
+        raise PoolSchemaError(f"{pool.path}: " + "; ".join(sorted(problems, key=_line_no)))
+    if not rows:
+        raise PoolSchemaError(f"{pool.path}: no rows")
+    return rows
+
+
+ROUTING_KEYS = (
+    "text",
+    "intent",
+    "memory",
+    "speaker",
+    "role",
+    "style",
+    "environment",
+    "time",
+    "topic",
+)
+
+
+def load_routing_pool(name: str | Pool = "routing/test") -> list[dict[str, Any]]:
+    """The routing pool's rows, hash-checked; rows missing a key are refused."""
+    pool = get_pool(name)
+    if pool.schema != "routing":
+        raise PoolError(f"{pool.name} holds {pool.schema} rows, not routing rows")
+    lines, problems = _json_lines(read_verified(pool))
+    problems += [
+        f"line {n}: missing {sorted(set(ROUTING_KEYS) - raw.keys())}"
+        if isinstance(raw, dict)
+        else f"line {n}: not a JSON object"
+        for n, raw in lines
+        if not isinstance(raw, dict) or set(ROUTING_KEYS) - raw.keys()
+    ]
+    if problems:
+        raise PoolSchemaError(f"{pool.path}: " + "; ".join(problems))
+    return [raw for _, raw in lines]
+
+
+__all__ = [
+    "POOLS",
+    "FrozenPoolChanged",
+    "PlanRow",
+    "Pool",
+    "PoolError",
+    "PoolSchemaError",
+    "UnknownPool",
+    "check_plan_row",
+    "get_pool",
+    "load_plan_pool",
+    "load_routing_pool",
+    "read_verified",
+    "tokens",
+]
