@@ -157,20 +157,56 @@ class VoiceAgent:
         async with self._start_lock:
             if self._graph is not None:
                 return self
-            import aiosqlite
-            from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-
-            path = self.settings.agent.checkpoints or (
-                self.settings.data_dir / "agent" / "checkpoints.sqlite3"
-            )
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self._conn = await aiosqlite.connect(str(path))
-            # deleted checkpoints (a forget's scrub) are overwritten, not left in free pages
-            await self._conn.execute("PRAGMA secure_delete = ON")
-            self._saver = AsyncSqliteSaver(self._conn)
+            if self.settings.catalog.backend == "postgresql":
+                await self._open_postgres_checkpoints()
+            else:
+                await self._open_sqlite_checkpoints()
             await self._saver.setup()
             self._graph = build_graph().compile(checkpointer=self._saver)
             return self
+
+    async def _open_sqlite_checkpoints(self) -> None:
+        import aiosqlite
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        path = self.settings.agent.checkpoints or (
+            self.settings.data_dir / "agent" / "checkpoints.sqlite3"
+        )
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._conn = await aiosqlite.connect(str(path))
+        # deleted checkpoints (a forget's scrub) are overwritten, not left in free pages
+        await self._conn.execute("PRAGMA secure_delete = ON")
+        self._saver = AsyncSqliteSaver(self._conn)
+
+    async def _open_postgres_checkpoints(self) -> None:
+        """Checkpoints in the catalog's PostgreSQL database, so that every voxmem
+        process serving a tenant resumes the same sessions."""
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from psycopg.rows import dict_row
+        from psycopg_pool import AsyncConnectionPool
+
+        url = self.settings.catalog.url
+        assert url is not None
+        self._conn = AsyncConnectionPool(
+            url.get_secret_value(),
+            min_size=1,
+            max_size=self.settings.catalog.pool_size,
+            kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+            open=False,
+        )
+        await self._conn.open(wait=True)
+        self._saver = AsyncPostgresSaver(self._conn)
+
+    async def _erase_deleted_checkpoints(self) -> None:
+        """Deleted checkpoint rows leave no bytes behind in the database files:
+        SQLite overwrites them (secure_delete) and truncates its WAL; PostgreSQL
+        rewrites the checkpoint tables without them (VACUUM FULL)."""
+        if self.settings.catalog.backend == "postgresql":
+            async with self._conn.connection() as conn:
+                for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes"):
+                    await conn.execute(f"VACUUM FULL {table}")
+        else:
+            await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     async def __aenter__(self) -> VoiceAgent:
         return await self.start()
@@ -412,7 +448,7 @@ class VoiceAgent:
         kept.update({"dialogue": dialogue, "hits": [], "transcript": "", "reply": ""})
         await self._saver.adelete_thread(config["configurable"]["thread_id"])
         await self._graph.aupdate_state(config, kept, as_node="remember")
-        await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        await self._erase_deleted_checkpoints()
         return {**final, "dialogue": dialogue}
 
     async def dialogue(self, tenant: str, session: str) -> list[dict[str, Any]]:

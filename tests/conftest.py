@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.pg_server import PgServer, postgres, postgres_bin
 from voxmem.benchmarks.synth import ClipCache
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,3 +26,12 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         if key.startswith("VOXMEM_"):
             monkeypatch.delenv(key)
     monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def pg() -> Iterator[PgServer]:
+    """A real PostgreSQL server (Debian's), in a throwaway cluster on loopback."""
+    if postgres_bin() is None:
+        pytest.fail("PostgreSQL is not installed: run `bash scripts/setup.sh`")
+    with postgres() as server:
+        yield server

@@ -14,6 +14,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
+
+
+class PgServer(NamedTuple):
+    url: str
+    data: Path  # the cluster's files, to check that erased bytes are gone
 
 
 def postgres_bin() -> Path | None:
@@ -36,7 +42,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def postgres() -> Iterator[str]:
+def postgres() -> Iterator[PgServer]:
     """Start a throwaway cluster in a new temporary folder; yield its URL.
 
     initdb refuses to run as root, so as root the cluster belongs to the
@@ -69,7 +75,7 @@ def postgres() -> Iterator[str]:
     url = f"postgresql://voxmem@127.0.0.1:{port}/postgres"
     try:
         _wait(port)
-        yield url
+        yield PgServer(url, data)
     finally:
         subprocess.run([*prefix, str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w",
                         "stop"], capture_output=True, cwd=root)

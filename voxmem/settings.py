@@ -171,6 +171,35 @@ class ChromaSettings(BaseModel):
         return "server" if self.url else "embedded"
 
 
+class CatalogSettings(BaseModel):
+    """The catalog (segments, speakers, recordings, the audio bytes): SQLite under the
+    data directory, or PostgreSQL when ``url`` is a ``postgresql://`` URL. With
+    PostgreSQL the audio bytes live in the database (``audio="database"``) or as
+    files in ``audio_dir``, a folder every voxmem process shares; the agent's
+    dialogue checkpoints move to the same database."""
+
+    url: SecretStr | None = None
+    audio: Literal["database", "folder"] = "database"
+    audio_dir: Path | None = None
+    pool_size: int = Field(default=8, ge=1, le=512)
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_only(cls, url: SecretStr | None) -> SecretStr | None:
+        if url is not None and not url.get_secret_value().startswith(
+            ("postgresql://", "postgres://")
+        ):
+            raise ValueError(
+                "VOXMEM_CATALOG__URL must be a postgresql:// URL (unset it for the embedded "
+                "SQLite catalog)"
+            )
+        return url
+
+    @property
+    def backend(self) -> Literal["sqlite", "postgresql"]:
+        return "sqlite" if self.url is None else "postgresql"
+
+
 class Settings(BaseSettings):
     """Everything a voxmem process can be told."""
 
@@ -185,6 +214,7 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=_default_data_dir)
     cache_dir: Path = Field(default_factory=_default_cache_dir)
     chroma: ChromaSettings = Field(default_factory=ChromaSettings)
+    catalog: CatalogSettings = Field(default_factory=CatalogSettings)
     threads: int = Field(default=2, ge=1, le=256)
     allow_downloads: bool = False
 
