@@ -153,8 +153,8 @@ def score(
     planner: Planner, rows: Iterable[PlanRow], speaker_names: Sequence[str] = ()
 ) -> dict[str, tuple[int, int]]:
     """(right, total) for the whole plan and per attribute, per kind of gold
-    (``style (same)``), per language group (``[en]``, ``[not en]``), per language and
-    per family (whole plan)."""
+    (``style (same)``), per language group (``style @en``, ``style @not-en``), per
+    language (``whole plan @de``) and per family (``whole plan {qa}``)."""
     tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])
 
     def add(key: str, ok: bool) -> None:
@@ -163,17 +163,17 @@ def score(
 
     for row in rows:
         verdict = judge(row, planner.parse(row.text, row.has_reference, speaker_names))
-        group = "en" if row.lang == "en" else "not en"
+        group = "@en" if row.lang == "en" else "@not-en"
         kinds = _kinds(row)
         for part in PARTS:
             add(part, verdict[part])
             add(f"{part} ({kinds[part]})", verdict[part])
-            add(f"{part} [{group}]", verdict[part])
+            add(f"{part} {group}", verdict[part])
         whole = all(verdict.values())
         add("whole plan", whole)
-        add(f"whole plan [{group}]", whole)
-        if group != "en":
-            add(f"whole plan [lang {row.lang}]", whole)
+        add(f"whole plan {group}", whole)
+        if row.lang != "en":
+            add(f"whole plan @{row.lang}", whole)
         add(f"whole plan {{{row.family}}}", whole)
     return {k: (v[0], v[1]) for k, v in tally.items()}
 
@@ -272,8 +272,9 @@ def run_plans(
         "roles: test = written before the planner changes it scores, frozen by sha256, "
         "errors never read; dev = built or tuned looking at it (a tuning figure); train = "
         "what the planner was fitted on. Parts: (kind) is the gold's kind (any/same/target; "
-        "none/words/reference; none/user/agent; none/set), [en]/[not en] the language "
-        "group, {family} the kind of request. 'same' means as in the reference clip."
+        "none/words/reference; none/user/agent; none/set), @en/@not-en the language "
+        "group (@de ... each language), {family} the kind of request. 'same' means as "
+        "in the reference clip."
     )
     return report
 
