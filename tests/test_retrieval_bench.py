@@ -5,7 +5,6 @@ each benchmark's --quick slice end to end with the shipped models."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -39,16 +38,27 @@ DOC_FIELDS = {
 }
 
 
-def _inspire_folder(root: Path, *, drop: str | None = None, bad_positive: bool = False) -> Path:
-    """A folder as `hf download lca0503/INSPIRE` lays it out (one split, two shards)."""
+def _inspire_folder(
+    root: Path,
+    *,
+    drop: str | None = None,
+    bad_positive: bool = False,
+    extra: tuple[bytes, ...] | list[bytes] = (),
+    duplicate_id: bool = False,
+) -> Path:
+    """A folder as `hf download lca0503/INSPIRE` lays it out (one split, two shards);
+    ``extra`` documents go into the second shard."""
+    clips = [_clip(200 + 50 * i) for i in range(4)] + list(extra)
     docs = [
         {
-            "audio": {"bytes": _clip(200 + 50 * i), "path": f"{i}.wav"},
+            "audio": {"bytes": clip, "path": f"{i}.wav"},
             "audio_id": f"{i:05d}",
             **DOC_FIELDS,
         }
-        for i in range(4)
+        for i, clip in enumerate(clips)
     ]
+    if duplicate_id:
+        docs[2]["audio_id"] = "00001"
     queries = [
         {
             **docs[0],
@@ -327,34 +337,252 @@ def test_quick_run_end_to_end(
         assert (folder / plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     summary = (folder / "summary.md").read_text()
     assert "instruct" in summary and "published" in summary.lower()
-    # a rerun reuses the cached ingest: no document is encoded again
+    # a rerun reuses the cached ingest, says so, and reports its own time
     if name == "voicetrace":
         again = _bench(name, "--quick", "--out", str(tmp_path / "again"), cache=bench_cache)
         assert again.returncode == 0
-        timings = json.loads((tmp_path / "again" / name / "results.json").read_text())["timings"]
-        assert timings["ingest"] == result["timings"]["ingest"]
+        rerun = json.loads((tmp_path / "again" / name / "results.json").read_text())
+        ingest = rerun["results"]["ingest"]["voicetrace"]
+        assert ingest["cached"] and ingest["ingested"] == 0
+        assert rerun["timings"]["ingest"] == round(ingest["seconds"], 2)
+        assert "voicetrace: ingest cached" in (tmp_path / "again" / name / "summary.md").read_text()
 
 
-def test_ingest_cache_is_keyed_by_content(tmp_path: Path) -> None:
-    from rich.console import Console
+# -- the harness ---------------------------------------------------------------------------
 
-    from voxmem.benchmarks.retrieval.common import ingest_documents
+
+def _burst(seconds: float = 0.6) -> bytes:
+    """Sound above the silence floor, but only a 40 ms click: no turn is found in it."""
+    x = np.zeros(int(16_000 * seconds), np.float32)
+    t = np.arange(640) / 16_000
+    x[4000:4640] = 0.3 * np.sin(2 * np.pi * 500 * t)
+    return flac_bytes(Audio(x))
+
+
+def _silence(seconds: float = 0.6) -> bytes:
+    return flac_bytes(Audio(np.zeros(int(16_000 * seconds), np.float32)))
+
+
+@pytest.fixture
+def fakes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The shipped runners with fake encoders, and their settings' folders under tmp."""
     from voxmem.memory.encoders.fake import fake_perception
+    from voxmem.memory.perception import Perception
+
+    perception = fake_perception("what did she say about the budget")
+    monkeypatch.setattr(Perception, "from_settings", classmethod(lambda cls, s: perception))
+    monkeypatch.setenv("VOXMEM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("VOXMEM_DATA_DIR", str(tmp_path / "data"))
+    return perception
+
+
+def _settings(tmp_path: Path, **update: Any) -> Any:
     from voxmem.settings import Settings
 
-    settings = Settings(cache_dir=tmp_path / "cache", data_dir=tmp_path / "data")
-    perception = fake_perception("a turn")
-    docs = [("a", _clip(200)), ("b", _clip(300))]
-    first = ingest_documents("t", docs, settings, perception, Console(quiet=True))
+    return Settings(cache_dir=tmp_path / "cache", data_dir=tmp_path / "data", **update)
+
+
+class _Counting:
+    """Counts the recordings the diarizer is asked about (one per ingested document)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.calls = inner, 0
+
+    def __call__(self, audio: Audio) -> Any:
+        self.calls += 1
+        return self.inner(audio)
+
+
+def test_ingest_cache_is_keyed_by_content_code_and_settings(
+    tmp_path: Path, fakes: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rich.console import Console
+
+    from voxmem.benchmarks.retrieval import harness
+
+    quiet = Console(quiet=True)
+    settings = _settings(tmp_path)
+    docs = [harness.Document("a", _clip(200)), harness.Document("b", _clip(300))]
+    first = harness.ingest("t", docs, settings, fakes, quiet)
     assert not first.cached and sorted(first.doc_of.values()) == ["a", "b"]
     first.memory.close()
-    again = ingest_documents("t", docs, settings, perception, Console(quiet=True))
-    assert again.cached and again.doc_of == first.doc_of
+    again = harness.ingest("t", docs, settings, fakes, quiet)
+    assert again.cached and again.doc_of == first.doc_of and again.ingested == 0
+    assert again.build_seconds == pytest.approx(first.build_seconds)
+    assert again.summary()["cached"] and "ingest cached" in again.note()
     assert again.memory.stats("bench")["segments"] == first.memory.stats("bench")["segments"]
     again.memory.close()
-    changed = ingest_documents(
-        "t", [("a", _clip(200)), ("b", _clip(310))], settings, perception, Console(quiet=True)
+
+    def rebuilt(documents: list[Any], s: Any) -> bool:
+        store = harness.ingest("t", documents, s, fakes, quiet)
+        store.memory.close()
+        return not store.cached
+
+    assert rebuilt([docs[0], harness.Document("b", _clip(310))], settings)
+    assert rebuilt(docs, _settings(tmp_path, asr={"variant": "small"}))
+    # the code that produces the vectors is part of the key: a changed source file
+    source = tmp_path / "encoder.py"
+    source.write_text("SCALE = 1\n")
+    files = harness._package_files()
+    monkeypatch.setattr(harness, "_package_files", lambda: [*files, source])
+    assert rebuilt(docs, settings)
+    assert not rebuilt(docs, settings)
+    source.write_text("SCALE = 2\n")
+    assert rebuilt(docs, settings)
+
+
+def test_an_interrupted_ingest_resumes_where_it_stopped(tmp_path: Path, fakes: Any) -> None:
+    from rich.console import Console
+
+    from voxmem.benchmarks.retrieval import harness
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_third(key: str) -> None:
+        if key == "d2":
+            raise Stop
+
+    settings = _settings(tmp_path)
+    docs = [harness.Document(f"d{i}", _clip(200 + 40 * i)) for i in range(6)]
+    fakes.diarizer = counting = _Counting(fakes.diarizer)
+    with pytest.raises(Stop):
+        # stopped after the third document was stored, before it was journaled
+        harness.ingest("t", docs, settings, fakes, Console(quiet=True), after_store=stop_at_third)
+    assert counting.calls == 3
+    counting.calls = 0
+    store = harness.ingest("t", docs, settings, fakes, Console(quiet=True))
+    assert counting.calls == 3  # d3, d4, d5: d2 is in the memory already and is kept
+    assert store.resumed == 3 and store.ingested == 3 and not store.cached
+    assert sorted(store.doc_of.values()) == [f"d{i}" for i in range(6)]
+    recordings = {s.recording_id for s in store.memory.list("bench", limit=1000)}
+    assert recordings == set(store.doc_of)  # nothing stored twice
+    store.memory.close()
+    again = harness.ingest("t", docs, settings, fakes, Console(quiet=True))
+    assert again.cached and counting.calls == 3
+    again.memory.close()
+
+
+def test_ingest_prints_throughput_and_an_estimate(tmp_path: Path, fakes: Any) -> None:
+    from rich.console import Console
+
+    from voxmem.benchmarks.retrieval import harness
+
+    console = Console(record=True, width=200)
+    docs = [harness.Document(f"d{i}", _clip(200 + 40 * i)) for i in range(5)]
+    store = harness.ingest("t", docs, _settings(tmp_path), fakes, console)
+    store.memory.close()
+    text = console.export_text()
+    assert "ingesting t: 5 document(s)" in text
+    assert re.search(r"ingesting t: [\d.]+ documents/s .*left, .* in all", text)
+    assert store.summary()["documents_per_s"] > 0
+
+
+def test_a_document_with_no_turns_ranks_last_and_is_reported(tmp_path: Path, fakes: Any) -> None:
+    from rich.console import Console
+
+    from voxmem.benchmarks.registry import Options
+    from voxmem.benchmarks.retrieval import harness
+    from voxmem.benchmarks.retrieval.inspire import load_split, run_inspire
+    from voxmem.retrievers.baselines import Query
+
+    folder = _inspire_folder(tmp_path / "inspire", extra=[_burst(), _silence()])
+    out = tmp_path / "out"
+    retrievers = ["random", "bm25", "dense", "speaker"]
+    report = run_inspire(
+        out=out,
+        seed=0,
+        quick=False,
+        console=Console(quiet=True),
+        data_dir=folder,
+        options=Options(retrievers=retrievers),
     )
-    assert not changed.cached
-    changed.memory.close()
-    assert os.path.isdir(settings.cache_dir / "bench-memories")
+    ingest = report.results["ingest"]["inspire-VCTK"]
+    assert ingest["documents"] == 6 and ingest["no_turns"] == 2
+    assert set(ingest["documents_with_no_turns"]) == {"00004", "00005"}
+    assert "SilentAudio" in ingest["documents_with_no_turns"]["00005"]
+    assert any("2 document(s) with no turns, ranked last: 00004" in n for n in report.notes)
+    assert {r["retriever"] for r in report.rows} == set(retrievers)
+    # reopened from the cache: both rank last for every retriever
+    split = load_split(folder, "VCTK")
+    store = harness.ingest(
+        "inspire-VCTK",
+        [harness.Document(d.id, d.blob) for d in split.documents],
+        _settings(tmp_path),
+        fakes,
+        Console(quiet=True),
+    )
+    assert store.cached
+    for r in retrievers:
+        scores = harness.document_scores(r, store, Query("Find this speaker."), harness.Timer())
+        assert list(scores) == [d.id for d in split.documents]
+        heard = [v for k, v in scores.items() if k not in ("00004", "00005")]
+        assert scores["00004"] == scores["00005"] == float("-inf") < min(heard)
+    store.memory.close()
+
+
+def _two_subsets(root: Path) -> Path:
+    """VoiceTrace's layout with two subsets whose ``id`` column restarts at 0."""
+    for n, subset in enumerate(("single", "multi")):
+        sub = root / subset
+        (sub / "audio").mkdir(parents=True)
+        rows = []
+        for i in range(3):
+            clip = _clip(200 + 150 * i + 60 * n)
+            (sub / "audio" / f"{i}.flac").write_bytes(clip)
+            rows.append(
+                {
+                    "id": i,
+                    "query_text": "What did this speaker say about the budget?",
+                    "query_audio_path": f"audio/{i}.flac",
+                    "document_audio_path": f"audio/{i}.flac",
+                    "document_audio_text": "the budget",
+                    "query_audio_speaker_ids": "['a']",
+                    "document_audio_speaker_ids": "['a']",
+                }
+            )
+        pq.write_table(pa.Table.from_pylist(rows), sub / "data.parquet")
+    return root
+
+
+def test_voicetrace_keys_documents_and_queries_by_subset_and_row(
+    tmp_path: Path, fakes: Any
+) -> None:
+    from rich.console import Console
+
+    from voxmem.benchmarks.registry import Options
+    from voxmem.benchmarks.retrieval.voicetrace import load_subset, run_voicetrace
+
+    folder = _two_subsets(tmp_path / "vt")
+    keys = [r.key for s in ("single", "multi") for r in load_subset(folder, s)]
+    assert keys == ["single:0", "single:1", "single:2", "multi:0", "multi:1", "multi:2"]
+    report = run_voicetrace(
+        out=tmp_path / "out",
+        seed=0,
+        quick=False,
+        console=Console(quiet=True),
+        data_dir=folder,
+        options=Options(retrievers=["speaker"]),
+    )
+    assert report.results["ingest"]["voicetrace"]["documents"] == 6
+    queries = {r["pool"]: r["queries"] for r in report.rows}
+    assert queries == {"single": 3, "multi": 3, "mixed": 6}
+    # each query is its own document's clip: its voice finds it first in every pool
+    for pool in ("single", "multi", "mixed"):
+        assert report.results["per_pool"]["speaker"][pool]["R@1"] == 1.0
+
+
+def test_ambiguous_ids_are_refused_by_name(tmp_path: Path) -> None:
+    from voxmem.benchmarks.retrieval.harness import AmbiguousIds
+    from voxmem.benchmarks.retrieval.inspire import load_split
+    from voxmem.benchmarks.retrieval.squtr import load_subset
+
+    folder = _inspire_folder(tmp_path / "inspire", duplicate_id=True)
+    with pytest.raises(AmbiguousIds, match=r"audio_id: 1 id\(s\) used more than once: '00001'"):
+        load_split(folder, "VCTK")
+    root = _squtr_folder(tmp_path / "squtr")
+    corpus = root / "en" / "fiqa" / "corpus.jsonl"
+    corpus.write_text(corpus.read_text() + json.dumps({"_id": "c2", "text": "again"}) + "\n")
+    with pytest.raises(AmbiguousIds, match=r"'c2' \(2 times\)") as err:
+        load_subset(root / "en" / "fiqa")
+    assert isinstance(err.value, BenchmarkDataError) and err.value.duplicates == {"c2": 2}

@@ -1,15 +1,11 @@
-"""What the retrieval benchmarks share: ingests cached by content, one encoding of each
-spoken query for every retriever, per-retriever timings, reports and plots."""
+"""What the retrieval benchmarks share besides the harness: timings, progress, data
+folders, reports and plots."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-import shutil
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -17,17 +13,10 @@ import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from voxmem.audio import Audio
 from voxmem.benchmarks.synth import ClipCache
-from voxmem.errors import InvalidAudio
-from voxmem.memory.perception import Perception
-from voxmem.memory.store import AudioMemory
-from voxmem.retrievers.baselines import ALL, RETRIEVERS, Query, retrieve
-from voxmem.retrievers.recall import Reference, RetrievedDocument
+from voxmem.retrievers.baselines import RETRIEVERS
 from voxmem.settings import Settings
 
-#: bump when ingestion changes in a way the settings do not show
-INGEST_VERSION = 1
 DEFAULT_RETRIEVERS = tuple(RETRIEVERS)
 
 
@@ -42,72 +31,6 @@ def progress(console: Console) -> Progress:
     )
 
 
-def perception_fingerprint(settings: Settings) -> dict[str, Any]:
-    """Everything about the encoders that changes what an ingest stores."""
-    keep = ("asr", "vad", "speaker", "style", "environment", "text", "diarization")
-    return {
-        "voxmem": version("voxmem"),
-        "ingest": INGEST_VERSION,
-        **settings.model_dump(mode="json", include=set(keep)),
-    }
-
-
-@dataclass
-class Ingested:
-    """Documents stored in a memory, one tenant per benchmark split."""
-
-    memory: AudioMemory
-    tenant: str
-    #: recording id -> document id
-    doc_of: dict[str, str]
-    #: documents that could not be stored, with the reason
-    failed: dict[str, str] = field(default_factory=dict)
-    seconds: float = 0.0
-    cached: bool = False
-
-
-def ingest_documents(
-    name: str,
-    documents: Sequence[tuple[str, bytes]],
-    settings: Settings,
-    perception: Perception,
-    console: Console,
-) -> Ingested:
-    """Ingest ``(doc_id, encoded audio)`` pairs into a fresh memory, or reopen the one a
-    previous run built from the same bytes with the same encoders."""
-    digest = hashlib.sha256(
-        json.dumps([name, perception_fingerprint(settings)], sort_keys=True).encode()
-    )
-    for doc_id, blob in documents:
-        digest.update(doc_id.encode() + b"\0" + hashlib.sha256(blob).digest())
-    root = settings.cache_dir / "bench-memories" / f"{name}-{digest.hexdigest()[:20]}"
-    done = root / "documents.json"
-    tenant = "bench"
-    if done.exists():
-        memory = AudioMemory.open(root, settings=settings, perception=perception)
-        info = json.loads(done.read_text())
-        return Ingested(
-            memory, tenant, info["doc_of"], info["failed"], info["seconds"], cached=True
-        )
-    shutil.rmtree(root, ignore_errors=True)
-    memory = AudioMemory.open(root, settings=settings, perception=perception)
-    doc_of: dict[str, str] = {}
-    failed: dict[str, str] = {}
-    t0 = time.perf_counter()
-    with progress(console) as bar:
-        task = bar.add_task(f"ingesting {name}", total=len(documents))
-        for doc_id, blob in documents:
-            try:
-                segs = memory.ingest(blob, tenant=tenant, session="documents", source=doc_id)
-                doc_of[segs[0].recording_id] = doc_id
-            except InvalidAudio as exc:
-                failed[doc_id] = f"{type(exc).__name__}: {exc}"
-            bar.advance(task)
-    seconds = time.perf_counter() - t0
-    done.write_text(json.dumps({"doc_of": doc_of, "failed": failed, "seconds": seconds}))
-    return Ingested(memory, tenant, doc_of, failed, seconds)
-
-
 @dataclass
 class Timer:
     """Seconds spent per retriever (and on shared query encoding)."""
@@ -116,37 +39,6 @@ class Timer:
 
     def add(self, key: str, t0: float) -> None:
         self.seconds[key] = self.seconds.get(key, 0.0) + time.perf_counter() - t0
-
-
-def encode_reference(memory: AudioMemory, clip: Audio | bytes, timer: Timer) -> Reference | None:
-    """One encoding of a spoken query (voice, style, environment, words), shared by every
-    retriever; None when the clip has no speech."""
-    t0 = time.perf_counter()
-    try:
-        return Reference.encode(memory, clip, transcribe=True)
-    except InvalidAudio:
-        return None
-    finally:
-        timer.add("query encoding", t0)
-
-
-def document_scores(
-    retriever: str,
-    store: Ingested,
-    query: Query,
-    timer: Timer,
-) -> dict[str, float]:
-    """Document id -> score for every stored document (unranked ones get -inf)."""
-    t0 = time.perf_counter()
-    docs = retrieve(retriever, store.memory, store.tenant, query, k=ALL, documents=True)
-    timer.add(retriever, t0)
-    scores = dict.fromkeys(store.doc_of.values(), float("-inf"))
-    for d in docs:
-        assert isinstance(d, RetrievedDocument)
-        doc_id = store.doc_of.get(d.recording_id)
-        if doc_id is not None:
-            scores[doc_id] = max(scores[doc_id], d.score)
-    return scores
 
 
 def check_retrievers(names: Iterable[str] | None, allowed: Sequence[str]) -> list[str]:

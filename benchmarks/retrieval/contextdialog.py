@@ -43,7 +43,7 @@ from rich.console import Console
 
 from voxmem.benchmarks.registry import Options
 from voxmem.benchmarks.report import Report, versions
-from voxmem.benchmarks.retrieval import common
+from voxmem.benchmarks.retrieval import common, harness
 from voxmem.benchmarks.retrieval.contextdialog_data import (
     SPLITS,
     Dialogue,
@@ -136,16 +136,6 @@ async def _observe(agent: Any, dialogue: Dialogue, tenant: str, flush_s: float) 
     return History(tenant, utterance_of, segments, pool, missing, user_s, agent_s)
 
 
-def _utterances(segment_ids: Sequence[str], history: History) -> list[str]:
-    """Segment ids best first -> utterance ids best first (each once)."""
-    out: list[str] = []
-    for sid in segment_ids:
-        utt = history.utterance_of.get(sid)
-        if utt is not None and utt not in out:
-            out.append(utt)
-    return out
-
-
 async def _answer(agent: Any, prompt: Any) -> str:
     pieces = [p async for p in agent.responder.stream(prompt)]
     return "".join(pieces).strip()
@@ -160,7 +150,7 @@ async def _ask(
     seed: int,
 ) -> Asked:
     from voxmem.agent.respond import Prompt
-    from voxmem.retrievers.baselines import ALL, Query, retrieve
+    from voxmem.retrievers.baselines import Query
     from voxmem.retrievers.recall import RetrievedTurn
 
     asked = Asked(
@@ -178,7 +168,9 @@ async def _ask(
         said_by = history.segments[q.supporting_utterance_id][0].speaker_id
         asked.speaker_is_support = result.speaker_id is not None and result.speaker_id == said_by
     asked.agent_timings = {k: float(v) for k, v in result.timings.items()}
-    asked.rankings["instruct"] = _utterances([h.turn_id for h in result.hits], history)
+    asked.rankings["instruct"] = harness.keys_in_order(
+        (h.turn_id for h in result.hits), history.utterance_of
+    )
     asked.replies["instruct"] = result.reply
     asked.answer_s["instruct"] = float(result.timings.get("total", 0.0))
     chosen: dict[str, list[str]] = {}
@@ -187,9 +179,8 @@ async def _ask(
             continue
         t0 = time.perf_counter()
         query = Query(result.transcript, seed=seed, id=q.qa_id, pool=history.pool)
-        turns = retrieve(r, agent.memory, history.tenant, query, k=ALL)
+        ranking = harness.ranked_keys(r, agent.memory, history.tenant, query, history.utterance_of)
         asked.rank_s[r] = time.perf_counter() - t0
-        ranking = _utterances([t.segment.id for t in turns], history)
         asked.rankings[r] = ranking
         chosen[r] = ranking
     base = {

@@ -15,10 +15,12 @@ uncapped denominator, NDCG@k binary gains; a query without positives scores 0 an
 
 from __future__ import annotations
 
+import bisect
+import functools
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -29,18 +31,16 @@ from rich.console import Console
 from voxmem.audio import flac_bytes
 from voxmem.benchmarks.registry import Options
 from voxmem.benchmarks.report import Report, versions
-from voxmem.benchmarks.retrieval import common
+from voxmem.benchmarks.retrieval import common, harness
 from voxmem.benchmarks.retrieval.facts import FACTS
 from voxmem.benchmarks.synth import ClipCache, Utterance, distinct_voices, render
 from voxmem.benchmarks.synth.texts import SENTENCES
 from voxmem.errors import BenchmarkDataError
-from voxmem.retrievers.baselines import Query
 from voxmem.retrievers.metrics import (
     INSPIRE_KS,
     InspireTies,
     inspire_scores,
     inspire_stream,
-    mean_scores,
 )
 
 CONFIGS = ("query", "document")
@@ -84,7 +84,8 @@ class Item:
     """A document, or a query (which also has an instruction and relevance judgements)."""
 
     id: str
-    audio: bytes
+    #: the clip's encoded bytes, or a reader of them (a real split is not held in memory)
+    blob: harness.Blob
     text: str
     speaker: str
     speaking_style: str
@@ -93,6 +94,10 @@ class Item:
     instruction: str = ""
     positives: list[str] = field(default_factory=list)
     excluded: list[str] = field(default_factory=list)
+
+    @property
+    def audio(self) -> bytes:
+        return harness.read(self.blob)
 
 
 @dataclass
@@ -147,7 +152,40 @@ def splits_in(folder: Path) -> list[str]:
     return [s for s in names if files_for(folder, "document", s)]
 
 
-def _read(folder: Path, config: str, split: str, columns: Sequence[str]) -> list[dict[str, Any]]:
+class _AudioColumn:
+    """The ``audio`` column of one parquet file, read one row group at a time when a row's
+    bytes are asked for: in row order, each group is read once and only one is held."""
+
+    def __init__(self, path: Path, folder: Path) -> None:
+        import pyarrow.parquet as pq
+
+        self.path, self.folder = path, folder
+        self._file = pq.ParquetFile(path)
+        meta = self._file.metadata
+        self.starts = [0]
+        for g in range(meta.num_row_groups):
+            self.starts.append(self.starts[-1] + meta.row_group(g).num_rows)
+        self._group = -1
+        self._values: list[Any] = []
+
+    def value(self, row: int) -> Any:
+        g = bisect.bisect_right(self.starts, row) - 1
+        if g != self._group:
+            self._values = self._file.read_row_group(g, columns=["audio"]).column(0).to_pylist()
+            self._group = g
+        return self._values[row - self.starts[g]]
+
+    def blob(self, row: int, where: str) -> Callable[[], bytes]:
+        return functools.partial(self._bytes, row, where)
+
+    def _bytes(self, row: int, where: str) -> bytes:
+        return _audio_bytes(self.value(row), where, self.folder)
+
+
+def _read(
+    folder: Path, config: str, split: str, columns: Sequence[str]
+) -> list[tuple[dict[str, Any], _AudioColumn, int]]:
+    """Every row of a config's split without its audio, with where the audio is."""
     import pyarrow.parquet as pq
 
     paths = files_for(folder, config, split)
@@ -157,19 +195,23 @@ def _read(folder: Path, config: str, split: str, columns: Sequence[str]) -> list
             f"configs and {config}/{split}-*.parquet); splits found: "
             f"{', '.join(splits_in(folder)) or 'none'}"
         )
-    rows: list[dict[str, Any]] = []
+    rows: list[tuple[dict[str, Any], _AudioColumn, int]] = []
     for path in paths:
         try:
-            table = pq.read_table(path)
+            names = pq.read_schema(path).names
+            missing = [c for c in columns if c not in names]
+            if missing:
+                raise BenchmarkDataError(
+                    f"{path}: missing column(s) {', '.join(missing)}; INSPIRE's {config} "
+                    "config has " + ", ".join(columns)
+                )
+            table = pq.read_table(path, columns=[c for c in columns if c != "audio"])
+            audio = _AudioColumn(path, folder)
+        except BenchmarkDataError:
+            raise
         except Exception as exc:
             raise BenchmarkDataError(f"{path}: not a readable parquet file ({exc})") from None
-        missing = [c for c in columns if c not in table.column_names]
-        if missing:
-            raise BenchmarkDataError(
-                f"{path}: missing column(s) {', '.join(missing)}; INSPIRE's {config} config has "
-                + ", ".join(columns)
-            )
-        rows += table.to_pylist()
+        rows += [(r, audio, i) for i, r in enumerate(table.to_pylist())]
     return rows
 
 
@@ -184,6 +226,14 @@ def _audio_bytes(value: Any, where: str, folder: Path) -> bytes:
     raise BenchmarkDataError(f"{where}: the audio has neither bytes nor a readable path")
 
 
+def _audio_ok(value: Any, folder: Path) -> bool:
+    if isinstance(value, dict):
+        return bool(value.get("bytes")) or bool(
+            value.get("path") and (folder / value["path"]).exists()
+        )
+    return isinstance(value, bytes) and bool(value)
+
+
 def _ids(value: Any) -> list[str]:
     if value is None:
         return []
@@ -193,21 +243,27 @@ def _ids(value: Any) -> list[str]:
 
 
 def load_split(folder: Path, split: str, limit: int | None = None) -> Split:
-    """Read and check one split; every problem is reported at once."""
+    """Read and check one split; every problem is reported at once. The audio stays in
+    its files until it is ingested or encoded."""
     docs_rows = _read(folder, "document", split, DOCUMENT_COLUMNS)
     query_rows = _read(folder, "query", split, QUERY_COLUMNS)
+    harness.unique(
+        (str(r["audio_id"]) for r, _, _ in docs_rows),
+        f"{folder} split {split}: document audio_id",
+        "positive_documents and excluded_ids name documents by audio_id, so each must be "
+        "unique within its split",
+    )
     problems: list[str] = []
     documents = []
-    for i, r in enumerate(docs_rows):
-        try:
-            audio = _audio_bytes(r["audio"], f"document {r.get('audio_id', i)}", folder)
-        except BenchmarkDataError as exc:
-            problems.append(str(exc))
+    for r, audio, row in docs_rows:
+        where = f"document {r['audio_id']}"
+        if not _audio_ok(audio.value(row), folder):
+            problems.append(f"{where}: the audio has neither bytes nor a readable path")
             continue
         documents.append(
             Item(
                 str(r["audio_id"]),
-                audio,
+                audio.blob(row, where),
                 r["text"] or "",
                 str(r["speaker"]),
                 str(r["speaking_style"]),
@@ -216,7 +272,7 @@ def load_split(folder: Path, split: str, limit: int | None = None) -> Split:
         )
     known = {d.id for d in documents}
     queries = []
-    for i, r in enumerate(query_rows):
+    for i, (r, audio, row) in enumerate(query_rows):
         qid = f"{i:05d}"
         positives = _ids(r["positive_documents"])
         excluded = _ids(r["excluded_ids"])
@@ -225,15 +281,13 @@ def load_split(folder: Path, split: str, limit: int | None = None) -> Split:
             problems.append(f"query {qid}: document id(s) {', '.join(unresolved[:5])} not found")
         if not positives:
             problems.append(f"query {qid}: no positive_documents")
-        try:
-            audio = _audio_bytes(r["audio"], f"query {qid}", folder)
-        except BenchmarkDataError as exc:
-            problems.append(str(exc))
+        if not _audio_ok(audio.value(row), folder):
+            problems.append(f"query {qid}: the audio has neither bytes nor a readable path")
             continue
         queries.append(
             Item(
                 qid,
-                audio,
+                audio.blob(row, f"query {qid}"),
                 r["text"] or "",
                 str(r["speaker"]),
                 str(r["speaking_style"]),
@@ -681,14 +735,26 @@ def run_inspire(
     retrievers = common.check_retrievers(options.retrievers, common.DEFAULT_RETRIEVERS)
     perception = Perception.from_settings(settings)
     timer = common.Timer()
-    results: dict[str, dict[str, dict[str, float]]] = {r: {} for r in retrievers}
-    by_type: dict[str, dict[str, list[dict[str, float]]]] = {r: {} for r in retrievers}
-    pooled: dict[str, list[dict[str, float]]] = {r: [] for r in retrievers}
+    tally = harness.Tally()
     # INSPIRE's tie rules: one stream per retriever for the whole run; bm25 in document order
     ties: dict[str, InspireTies] = {
         r: "document" if r == "bm25" else inspire_stream() for r in retrievers
     }
+
+    def score(
+        retriever: str, ask: harness.Ask, scores: dict[str, float]
+    ) -> list[tuple[str, str, harness.Row]]:
+        q: Item = ask.judgement
+        row = inspire_scores(scores, q.positives, q.excluded, ties=ties[retriever])
+        split = ask.key.split("/", 1)[0]
+        return [
+            ("per_split", split, row),
+            ("per_split", "Total", row),
+            ("per_relevance", q.relevance, row),
+        ]
+
     without_positives: dict[str, int] = {}
+    stores: list[harness.Ingested] = []
     report = Report(
         "inspire",
         edition,
@@ -697,57 +763,48 @@ def run_inspire(
     )
     for split_name in splits:
         split = load_split(folder, split_name, options.limit)
-        store = common.ingest_documents(
+        store = harness.ingest(
             f"inspire-{split_name}",
-            [(d.id, d.audio) for d in split.documents],
+            [harness.Document(d.id, d.blob) for d in split.documents],
             settings,
             perception,
             console,
         )
+        stores.append(store)
         timer.seconds[f"ingest {split_name}"] = store.seconds
-        rows: dict[str, list[dict[str, float]]] = {r: [] for r in retrievers}
         without_positives[split_name] = sum(1 for q in split.queries if not q.positives)
-        doc_order = [d.id for d in split.documents]
-        with common.progress(console) as bar:
-            task = bar.add_task(f"scoring {split_name}", total=len(split.queries))
-            for q in split.queries:
-                ref = common.encode_reference(store.memory, q.audio, timer)
-                query = Query(q.instruction, ref, seed=seed, id=f"{split_name}/{q.id}")
-                for r in retrievers:
-                    scores = common.document_scores(r, store, query, timer)
-                    in_order = {d: scores[d] for d in doc_order if d in scores}
-                    row = inspire_scores(in_order, q.positives, q.excluded, ties=ties[r])
-                    rows[r].append(row)
-                    by_type[r].setdefault(q.relevance, []).append(row)
-                    pooled[r].append(row)
-                bar.advance(task)
-        for r in retrievers:
-            results[r][split_name] = mean_scores(rows[r])
+        asks = [
+            harness.Ask(f"{split_name}/{q.id}", q.blob, q.instruction, judgement=q)
+            for q in split.queries
+        ]
+        task = harness.Task(asks, retrievers, score, seed=seed, label=f"scoring {split_name}")
+        try:
+            harness.run(task, store, tally, timer, console)
+        finally:
+            store.memory.close()
+    # the per-split order of the run, the pooled figure last
+    means = tally.means("per_split")
+    results = {r: {s: v for s, v in means.get(r, {}).items() if s != "Total"} for r in retrievers}
+    for r in retrievers:
+        if "Total" in means.get(r, {}):
+            results[r]["Total"] = means[r]["Total"]
+    for split_name in splits:
+        for r in (r for r in retrievers if split_name in results[r]):
             report.rows.append(
                 {
                     "split": split_name,
                     "retriever": r,
-                    "queries": len(rows[r]),
+                    "queries": tally.queries("per_split", r, split_name),
                     **{
                         k: 100 * results[r][split_name][k]
                         for k in ("R@1", "R@5", "R@10", "N@10", "R@50")
                     },
                 }
             )
-        if store.failed:
-            report.notes.append(
-                f"{split_name}: {len(store.failed)} document(s) not stored: "
-                + "; ".join(f"{k} ({v})" for k, v in list(store.failed.items())[:3])
-            )
-        store.memory.close()
-    for r in retrievers:
-        results[r]["Total"] = mean_scores(pooled[r])
     report.results = {
         "metrics": f"INSPIRE Recall@k / NDCG@k, k in {list(INSPIRE_KS)}, in [0, 1]",
         "per_split": results,
-        "per_relevance": {
-            r: {t: mean_scores(rows) for t, rows in types.items()} for r, types in by_type.items()
-        },
+        "per_relevance": tally.means("per_relevance"),
         "ties": "one random.Random(42) stream per retriever across the run; bm25: document order",
         "queries without positives": without_positives,
     }
@@ -786,5 +843,6 @@ def run_inspire(
             "Recall@10",
         ).name,
     ]
+    harness.report_ingests(report, stores)
     report.timings = common.timings(timer, start)
     return report

@@ -29,14 +29,13 @@ from rich.console import Console
 from voxmem.audio import write_flac
 from voxmem.benchmarks.registry import Options
 from voxmem.benchmarks.report import Report, versions
-from voxmem.benchmarks.retrieval import common
+from voxmem.benchmarks.retrieval import common, harness
 from voxmem.benchmarks.retrieval.facts import FACTS
 from voxmem.benchmarks.synth import ClipCache, Utterance, distinct_voices, render
 from voxmem.benchmarks.synth.texts import SENTENCES
 from voxmem.errors import BenchmarkDataError
 from voxmem.memory.records import Segment
-from voxmem.retrievers.baselines import Query
-from voxmem.retrievers.metrics import mean_scores, trec_scores
+from voxmem.retrievers.metrics import trec_scores
 
 CONDITIONS = ("clean", "noise_snr_20", "noise_snr_10", "noise_snr_0")
 SNR = {"clean": None, "noise_snr_20": 20.0, "noise_snr_10": 10.0, "noise_snr_0": 0.0}
@@ -101,12 +100,15 @@ def load_subset(
 ) -> Subset:
     """Read and check one subset; every problem is reported at once."""
     corpus = {}
-    for i, r in enumerate(_jsonl(folder / "corpus.jsonl")):
+    corpus_rows = _jsonl(folder / "corpus.jsonl")
+    ids = [
+        str(_field(r, "_id", where=f"{folder / 'corpus.jsonl'} line {i + 1}"))
+        for i, r in enumerate(corpus_rows)
+    ]
+    harness.unique(ids, f"{folder / 'corpus.jsonl'}: _id", "qrels name passages by _id")
+    for i, (doc_id, r) in enumerate(zip(ids, corpus_rows, strict=True)):
         where = f"{folder / 'corpus.jsonl'} line {i + 1}"
-        corpus[str(_field(r, "_id", where=where))] = (
-            str(r.get("title") or ""),
-            str(_field(r, "text", where=where)),
-        )
+        corpus[doc_id] = (str(r.get("title") or ""), str(_field(r, "text", where=where)))
     qrels: dict[str, dict[str, int]] = {}
     problems: list[str] = []
     for i, r in enumerate(_jsonl(folder / "qrels" / "test.jsonl")):
@@ -120,6 +122,11 @@ def load_subset(
     for cond in conditions:
         path = folder / f"queries_with_audio_{cond}.jsonl"
         rows = common.take(_jsonl(path), limit)
+        harness.unique(
+            (str(_field(r, "_id", where=f"{path} line {i + 1}")) for i, r in enumerate(rows)),
+            f"{path}: _id",
+            "qrels name queries by _id",
+        )
         got: dict[str, tuple[str, bytes]] = {}
         for i, r in enumerate(rows):
             where = f"{path} line {i + 1}"
@@ -216,7 +223,7 @@ def passages(subset: Subset, settings: Any, perception: Any) -> list[Segment]:
     ids = list(subset.corpus)
     texts = [" ".join(p for p in subset.corpus[i] if p) for i in ids]
     key = hashlib.sha256(
-        json.dumps([common.perception_fingerprint(settings)["text"], texts]).encode()
+        json.dumps([harness.fingerprint(settings, perception), texts]).encode()
     ).hexdigest()[:20]
     path = settings.cache_dir / "bench-memories" / f"squtr-{key}.npy"
     if path.exists():
@@ -281,7 +288,7 @@ def run_squtr(
         raise BenchmarkDataError(f"no SQuTR subset (a folder with corpus.jsonl) in {root}")
     perception = Perception.from_settings(settings)
     timer = common.Timer()
-    results: dict[str, dict[str, dict[str, float]]] = {r: {} for r in retrievers}
+    tally = harness.Tally()
     without_relevant: dict[str, int] = {}
     report = Report(
         "squtr",
@@ -289,57 +296,66 @@ def run_squtr(
         ["subset", "condition", "retriever", "queries", "nDCG@10", "MRR@10", "Recall@10", "MAP"],
         meta={"versions": versions("faster-whisper", "bm25s"), "seed": seed},
     )
+
+    def score(
+        retriever: str, ask: harness.Ask, scores: dict[str, float]
+    ) -> list[tuple[str, str, harness.Row]]:
+        group, qrels = ask.judgement
+        return [("per_condition", group, trec_scores(scores, qrels))]
+
     # the corpus is text: the memory only lends its encoders to the spoken queries
     scratch = Path(tempfile.mkdtemp(prefix="voxmem-squtr-"))
     memory = AudioMemory.open(scratch, settings=settings, perception=perception)
+    groups: list[tuple[str, str, str]] = []  # (group, subset label, condition)
     try:
         for folder in folders:
             subset = load_subset(folder, conditions, options.limit)
             t0 = time.perf_counter()
             pool = passages(subset, settings, perception)
             timer.add("corpus encoding", t0)
-            store = common.Ingested(memory, "squtr", {p.id: p.id for p in pool})
+            store = harness.text_pool("squtr", list(subset.corpus), memory)
             label = str(folder.relative_to(root)) if folder != root else folder.name
-            total = sum(len(q) for q in subset.queries.values())
-            with common.progress(console) as bar:
-                task = bar.add_task(f"scoring {label}", total=total)
-                for cond in conditions:
-                    rows: dict[str, list[dict[str, float]]] = {r: [] for r in retrievers}
-                    for qid, (_text, audio) in subset.queries[cond].items():
-                        ref = common.encode_reference(memory, audio, timer)
-                        query = Query(
-                            INSTRUCTION,
-                            ref,
-                            seed=seed,
-                            id=qid,
-                            instruction_in_text=False,
-                            pool=pool,
-                        )
-                        for r in retrievers:
-                            scores = common.document_scores(r, store, query, timer)
-                            rows[r].append(trec_scores(scores, subset.qrels[qid]))
-                        bar.advance(task)
-                    key = cond if len(folders) == 1 else f"{label}:{cond}"
-                    # scored 0 and counted, as trec_eval does for a query in the qrels
-                    without_relevant[key] = sum(
-                        1
-                        for qid in subset.queries[cond]
-                        if not any(g >= 1 for g in subset.qrels[qid].values())
-                    )
-                    for r in retrievers:
-                        results[r][key] = mean_scores(rows[r])
-                        report.rows.append(
-                            {
-                                "subset": label,
-                                "condition": cond,
-                                "retriever": r,
-                                "queries": len(rows[r]),
-                                **results[r][key],
-                            }
-                        )
+            asks = []
+            for cond in conditions:
+                key = cond if len(folders) == 1 else f"{label}:{cond}"
+                groups.append((key, label, cond))
+                asks += [
+                    harness.Ask(qid, audio, INSTRUCTION, judgement=(key, subset.qrels[qid]))
+                    for qid, (_text, audio) in subset.queries[cond].items()
+                ]
+                # scored 0 and counted, as trec_eval does for a query in the qrels
+                without_relevant[key] = sum(
+                    1
+                    for qid in subset.queries[cond]
+                    if not any(g >= 1 for g in subset.qrels[qid].values())
+                )
+            task = harness.Task(
+                asks,
+                retrievers,
+                score,
+                seed=seed,
+                instruction_in_text=False,
+                label=f"scoring {label}",
+            )
+            harness.run(task, store, tally, timer, console, pool=pool)
     finally:
         memory.close()
         shutil.rmtree(scratch, ignore_errors=True)
+    means = tally.means("per_condition")
+    results = {
+        r: {g: means[r][g] for g, _, _ in groups if g in means.get(r, {})} for r in retrievers
+    }
+    for key, label, cond in groups:
+        for r in (r for r in retrievers if key in results[r]):
+            report.rows.append(
+                {
+                    "subset": label,
+                    "condition": cond,
+                    "retriever": r,
+                    "queries": tally.queries("per_condition", r, key),
+                    **results[r][key],
+                }
+            )
     drops = {
         r: results[r]["clean"]["nDCG@10"] - results[r]["noise_snr_0"]["nDCG@10"]
         for r in retrievers

@@ -28,14 +28,13 @@ from rich.console import Console
 from voxmem.audio import write_flac
 from voxmem.benchmarks.registry import Options
 from voxmem.benchmarks.report import Report, versions
-from voxmem.benchmarks.retrieval import common
+from voxmem.benchmarks.retrieval import common, harness
 from voxmem.benchmarks.retrieval.facts import FACTS
 from voxmem.benchmarks.synth import ClipCache, Utterance, distinct_voices, render
 from voxmem.benchmarks.synth.conversation import conversation
 from voxmem.benchmarks.synth.texts import SENTENCES
 from voxmem.errors import BenchmarkDataError
-from voxmem.retrievers.baselines import Query
-from voxmem.retrievers.metrics import mean_scores, voicetrace_ranking, voicetrace_scores
+from voxmem.retrievers.metrics import voicetrace_ranking, voicetrace_scores
 
 SUBSETS = ("single", "multi")
 POOLS = ("single", "multi", "mixed")
@@ -64,14 +63,33 @@ MINI_VERSION = 1
 
 @dataclass
 class Row:
+    """One row of a subset: a query and its only positive, the row's document."""
+
+    #: the ``id`` column, as the file has it (it may restart in each subset)
     id: str
     subset: str
+    #: the row's position in its subset's file
+    row: int
     question: str
-    query_audio: bytes
-    document_audio: bytes
+    query_blob: harness.Blob
+    document_blob: harness.Blob
     document_text: str
     query_speakers: list[str]
     document_speakers: list[str]
+
+    @property
+    def key(self) -> str:
+        """The row's key, as VoiceTrace's evaluation has it (``single:0``): the ``id``
+        column is not relied on."""
+        return f"{self.subset}:{self.row}"
+
+    @property
+    def query_audio(self) -> bytes:
+        return harness.read(self.query_blob)
+
+    @property
+    def document_audio(self) -> bytes:
+        return harness.read(self.document_blob)
 
 
 def speaker_ids(value: Any) -> list[str]:
@@ -86,7 +104,8 @@ def speaker_ids(value: Any) -> list[str]:
     return [text] if text else []
 
 
-def _audio(value: Any, folders: list[Path]) -> bytes | None:
+def _audio(value: Any, folders: list[Path]) -> harness.Blob | None:
+    """The bytes of a struct, or a reader of the file a path names (read when needed)."""
     if isinstance(value, dict):
         if value.get("bytes"):
             return bytes(value["bytes"])
@@ -94,8 +113,8 @@ def _audio(value: Any, folders: list[Path]) -> bytes | None:
     if isinstance(value, str) and value:
         for folder in folders:
             path = Path(value) if Path(value).is_absolute() else folder / value
-            if path.exists():
-                return path.read_bytes()
+            if path.is_file():
+                return path.read_bytes
     return None
 
 
@@ -125,7 +144,7 @@ def load_subset(folder: Path, subset: str) -> list[Row]:
         raise BenchmarkDataError(f"{path}: " + "; ".join(problems))
     rows = []
     folders = [folder / subset, folder]
-    for r in table.to_pylist():
+    for n, r in enumerate(table.to_pylist()):
         q = _audio(r[audio_col["query"]], folders)
         d = _audio(r[audio_col["document"]], folders)
         if q is None or d is None:
@@ -136,6 +155,7 @@ def load_subset(folder: Path, subset: str) -> list[Row]:
             Row(
                 str(r["id"]),
                 subset,
+                n,
                 str(r["query_text"]),
                 q,
                 d,
@@ -277,70 +297,85 @@ def run_voicetrace(
     subsets = [s for s in SUBSETS if s in pools or "mixed" in pools]
     rows = {s: load_subset(folder, s) for s in subsets}
     perception = Perception.from_settings(settings)
-    # documents are row-unique: a document's id is its row's
-    store = common.ingest_documents(
+    # keyed by subset and row, as VoiceTrace's evaluation does: a row's document is its
+    # query's only positive
+    store = harness.ingest(
         "voicetrace",
-        [(r.id, r.document_audio) for s in subsets for r in rows[s]],
+        [harness.Document(r.key, r.document_blob) for s in subsets for r in rows[s]],
         settings,
         perception,
         console,
     )
     timer = common.Timer()
     timer.seconds["ingest"] = store.seconds
-    pool_docs = {
-        "single": {r.id for r in rows.get("single", [])},
-        "multi": {r.id for r in rows.get("multi", [])},
-    }
-    pool_docs["mixed"] = pool_docs["single"] | pool_docs["multi"]
-    per_query: dict[str, dict[str, dict[str, float]]] = {r: {} for r in retrievers}
-    queries = [r for s in subsets for r in common.take(rows[s], options.limit)]
-    with common.progress(console) as bar:
-        task = bar.add_task("scoring VoiceTrace", total=len(queries))
-        for row in queries:
-            ref = common.encode_reference(store.memory, row.query_audio, timer)
-            query = Query(row.question, ref, text=row.question, seed=seed, id=row.id)
-            for r in retrievers:
-                scores = common.document_scores(r, store, query, timer)
-                per_query[r][row.id] = scores
-            bar.advance(task)
-    results: dict[str, dict[str, dict[str, float]]] = {r: {} for r in retrievers}
+    tally = harness.Tally()
+
+    def score(
+        retriever: str, ask: harness.Ask, scores: dict[str, float]
+    ) -> list[tuple[str, str, harness.Row]]:
+        subset = ask.judgement
+        out = []
+        for pool in pools:
+            if pool == "mixed":
+                candidates = scores
+            elif pool == subset:
+                candidates = {d: v for d, v in scores.items() if d.startswith(f"{pool}:")}
+            else:
+                continue
+            out.append(
+                ("per_pool", pool, voicetrace_scores(voicetrace_ranking(candidates), ask.key))
+            )
+        return out
+
+    asks = [
+        harness.Ask(r.key, r.query_blob, r.question, text=r.question, judgement=s)
+        for s in subsets
+        for r in common.take(rows[s], options.limit)
+    ]
+    try:
+        harness.run(
+            harness.Task(asks, retrievers, score, seed=seed, label="scoring VoiceTrace"),
+            store,
+            tally,
+            timer,
+            console,
+        )
+    finally:
+        store.memory.close()
+    means = tally.means("per_pool")
+    results = {r: {p: means[r][p] for p in pools if p in means.get(r, {})} for r in retrievers}
     report = Report(
         "voicetrace",
         edition,
         ["pool", "retriever", "queries", "R@1", "R@3", "R@5", "R@10", "NDCG@10"],
         meta={"versions": versions("chromadb", "faster-whisper"), "seed": seed},
     )
-    # a query whose document was not stored has no positive among the candidates: it
-    # scores 0 and counts, as in VoiceTrace's evaluation
-    without_positive: dict[str, int] = {}
     for pool in pools:
-        pool_queries = [q for q in queries if q.id in pool_docs[pool]]
-        for r in retrievers:
-            scored = []
-            without_positive[pool] = 0
-            for q in pool_queries:
-                s = per_query[r][q.id]
-                ranking = voicetrace_ranking({d: v for d, v in s.items() if d in pool_docs[pool]})
-                without_positive[pool] += q.id not in s
-                scored.append(voicetrace_scores(ranking, q.id))
-            results[r][pool] = mean_scores(scored)
+        for r in (r for r in retrievers if pool in results[r]):
             report.rows.append(
                 {
                     "pool": pool,
                     "retriever": r,
-                    "queries": len(scored),
+                    "queries": tally.queries("per_pool", r, pool),
                     **{k: 100 * results[r][pool][k] for k in report.columns[3:]},
                 }
             )
-    report.results = {
-        "metrics": "VoiceTrace hit-rate R@k and single-positive NDCG@k, k in 1, 3, 5, 10",
-        "per_pool": results,
-        "queries without positives": without_positive,
+    # a query whose document has no turns still has its positive, ranked last
+    unheard = {
+        p: sum(1 for a in asks if a.key in store.no_turns and p in ("mixed", a.judgement))
+        for p in pools
     }
-    if any(without_positive.values()):
+    report.results = {
+        "metrics": "VoiceTrace hit-rate R@k and single-positive NDCG@k, k in 1, 3, 5, 10; "
+        "documents and queries keyed by subset and row",
+        "per_pool": results,
+        "queries without positives": dict.fromkeys(pools, 0),
+        "queries whose document has no turns": unheard,
+    }
+    if any(unheard.values()):
         report.notes.append(
-            "Queries whose document was not stored (scored 0, counted in the means): "
-            + ", ".join(f"{p} {n}" for p, n in without_positive.items() if n)
+            "Queries whose document has no turns (its positive ranks last): "
+            + ", ".join(f"{p} {n}" for p, n in unheard.items() if n)
         )
     report.published = {"note": PUBLISHED_NOTE}
     report.notes.append(PUBLISHED_NOTE)
@@ -350,8 +385,7 @@ def run_voicetrace(
             "which another voice says the same words; multi-speaker documents each have a twin "
             "in which the asked-for voice is present but another voice says the asked-about words."
         )
-    if store.failed:
-        report.notes.append(f"{len(store.failed)} document(s) not stored: {store.failed}")
+    harness.report_ingests(report, [store])
     out.mkdir(parents=True, exist_ok=True)
     report.plots = [
         common.bar_plot(
@@ -361,6 +395,5 @@ def run_voicetrace(
             common.pivot(results, "R@5"), out / "recall_at_5.png", f"{edition}: R@5", "R@5"
         ).name,
     ]
-    store.memory.close()
     report.timings = common.timings(timer, start)
     return report
