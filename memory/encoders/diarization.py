@@ -18,6 +18,7 @@ import numpy as np
 from voxmem.audio import Audio
 from voxmem.memory.encoders.base import AudioEncoder, l2_normalize, shared_model
 from voxmem.memory.encoders.vad import SileroVad, SpeechRegion
+from voxmem.memory.encoders.windows import window_starts
 from voxmem.models import ResolvedModel
 
 
@@ -64,17 +65,16 @@ class ClusteringDiarizer:
         self.params = params or DiarizationParams()
 
     def windows(self, regions: list[SpeechRegion]) -> list[tuple[float, float]]:
+        """Voiceprint windows: a short region whole, a long one in windows of
+        ``window`` every ``hop`` and one more ending at the region's end."""
         p = self.params
         out = []
         for r in regions:
             if r.duration <= p.window * 1.5:
                 out.append((r.start, r.end))
-                continue
-            t = r.start
-            while t + p.window < r.end:
-                out.append((t, t + p.window))
-                t += p.hop
-            out.append((max(r.start, r.end - p.window), r.end))
+            else:
+                starts = window_starts(r.start, r.end, p.window, p.hop, tail="align")
+                out += [(t, t + p.window) for t in starts[:-1]] + [(starts[-1], r.end)]
         return out
 
     def __call__(self, audio: Audio) -> list[SpeakerTurn]:

@@ -27,6 +27,7 @@ import numpy as np
 
 from voxmem.audio import Audio
 from voxmem.memory.encoders.base import AudioEncoder, l2_normalize, shared_model
+from voxmem.memory.encoders.windows import infer
 from voxmem.models import ResolvedModel
 
 WINDOW, HOP, N_FFT, N_MELS = 400, 160, 512, 64
@@ -135,19 +136,15 @@ class YamnetEnvironmentEncoder(AudioEncoder):
         return logits
 
     def _patch_logits(self, audio: Audio) -> np.ndarray:
-        mel = self.log_mel(audio)
-        if len(mel) < PATCH:
-            mel = np.concatenate(
-                [mel, np.full((PATCH - len(mel), N_MELS), np.log(LOG_OFFSET), np.float32)]
-            )
-        starts = range(0, len(mel) - PATCH + 1, PATCH_HOP)
-        out = []
         name = self._session.get_inputs()[0].name
-        for s in starts:
-            q = np.clip(np.round(mel[s : s + PATCH] / self._in_scale) + self._in_zero, 0, 255)
+
+        def patch(mel: np.ndarray) -> np.ndarray:
+            q = np.clip(np.round(mel / self._in_scale) + self._in_zero, 0, 255)
             raw = self._session.run(None, {name: q.astype(np.uint8)[None, None]})[0][0]
-            out.append((raw.astype(np.float32) - self._out_zero) * self._out_scale)
-        return np.stack(out)
+            return (raw.astype(np.float32) - self._out_zero) * self._out_scale
+
+        silence = float(np.log(np.float32(LOG_OFFSET)))
+        return infer(self.log_mel(audio), PATCH, PATCH_HOP, patch, tail="drop", fill=silence)
 
     # -- what callers use --------------------------------------------------------
 

@@ -16,6 +16,7 @@ import numpy as np
 from voxmem.audio import TARGET_RATE, Audio
 from voxmem.errors import InvalidAudio
 from voxmem.memory.encoders.base import shared_model
+from voxmem.memory.encoders.windows import infer
 from voxmem.models import ResolvedModel
 
 CHUNK, CONTEXT = 512, 64  # samples at 16 kHz
@@ -61,17 +62,16 @@ class SileroVad:
                 f"VAD needs {self.sample_rate} Hz audio, got "
                 f"{audio.sample_rate}; load it with voxmem.audio.load_audio"
             )
-        x = audio.samples.astype(np.float32)
-        n = int(np.ceil(len(x) / CHUNK))
-        x = np.pad(x, (CONTEXT, n * CHUNK - len(x)))
         state = np.zeros((2, 1, 128), np.float32)
         sr = np.array(self.sample_rate, dtype=np.int64)
-        probs = np.empty(n, np.float32)
-        for i in range(n):
-            frame = x[i * CHUNK : i * CHUNK + CHUNK + CONTEXT][None, :]
-            out, state = self._session.run(None, {"input": frame, "state": state, "sr": sr})
-            probs[i] = float(out.reshape(-1)[0])
-        return probs
+
+        def step(frame: np.ndarray) -> float:
+            nonlocal state
+            out, state = self._session.run(None, {"input": frame[None], "state": state, "sr": sr})
+            return float(out.reshape(-1)[0])
+
+        x = audio.samples.astype(np.float32)
+        return infer(x, CHUNK, CHUNK, step, context=CONTEXT).astype(np.float32)
 
     def regions(self, audio: Audio) -> list[SpeechRegion]:
         """Padded speech regions, in seconds, non-overlapping and in order."""
