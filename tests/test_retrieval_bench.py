@@ -236,6 +236,7 @@ def _squtr_folder(root: Path, alt_keys: bool = False, bad_qrel: bool = False) ->
 
 @pytest.mark.parametrize("alt_keys", [False, True])
 def test_squtr_loader_reads_every_condition(tmp_path: Path, alt_keys: bool) -> None:
+    from voxmem.benchmarks.retrieval.harness import read
     from voxmem.benchmarks.retrieval.squtr import load_subset, subsets_in
 
     root = _squtr_folder(tmp_path / "squtr", alt_keys)
@@ -244,7 +245,8 @@ def test_squtr_loader_reads_every_condition(tmp_path: Path, alt_keys: bool) -> N
     subset = load_subset(folder)
     assert subset.qrels == {"q1": {"c0": 2, "c1": 1}}
     assert set(subset.queries) == {"clean", "noise_snr_20", "noise_snr_10", "noise_snr_0"}
-    assert subset.queries["noise_snr_0"]["q1"] == ("a question", _clip())
+    text, audio = subset.queries["noise_snr_0"]["q1"]
+    assert (text, read(audio)) == ("a question", _clip())
     assert subset.corpus["c2"] == ("", "text 2")
 
 

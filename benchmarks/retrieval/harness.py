@@ -203,6 +203,8 @@ class Ingested:
     #: documents ingested by this run, and their encoded bytes
     ingested: int = 0
     ingested_bytes: int = 0
+    #: turns stored for all documents (the retrievers rank at most ``ALL``)
+    turns: int = 0
 
     def summary(self) -> dict[str, Any]:
         """What results.json says about this ingest."""
@@ -215,6 +217,7 @@ class Ingested:
             "resumed_after": self.resumed,
             "ingested": self.ingested,
             "documents_per_s": None if rate is None else round(rate, 4),
+            "turns": self.turns,
             "no_turns": len(self.no_turns),
             "documents_with_no_turns": dict(self.no_turns),
         }
@@ -232,6 +235,11 @@ class Ingested:
                 f"{self.name}: ingested {self.ingested} of {len(self.keys)} documents in "
                 f"{self.seconds:.1f} s ({rate:.2f} documents/s)"
                 + (f", resumed after {self.resumed} done earlier" if self.resumed else "")
+            )
+        if self.turns > ALL:
+            head += (
+                f"; WARNING: {self.turns} turns stored but the retrievers rank at most {ALL}: "
+                "the figures leave documents out"
             )
         if not self.no_turns:
             return head
@@ -309,7 +317,7 @@ def ingest(
     if complete.exists():
         info = json.loads(complete.read_text())
         memory = AudioMemory.open(root, settings=settings, perception=perception)
-        return Ingested(
+        cached = Ingested(
             memory,
             name,
             keys,
@@ -318,7 +326,9 @@ def ingest(
             seconds=time.perf_counter() - t0,
             build_seconds=info["build_seconds"],
             cached=True,
+            turns=info.get("turns", 0),
         )
+        return _checked_size(cached, console)
     root.mkdir(parents=True, exist_ok=True)
     memory = AudioMemory.open(root, settings=settings, perception=perception)
     journal = _Journal(root / "journal.jsonl")
@@ -336,15 +346,26 @@ def ingest(
         journal.close()
     store.seconds = time.perf_counter() - t0
     store.build_seconds = sum(e.get("seconds", 0.0) for e in journal.done.values())
+    store.turns = sum(len(s) for s in _stored_recordings(memory).values())
     complete.write_text(
         json.dumps(
             {
                 "doc_of": store.doc_of,
                 "no_turns": store.no_turns,
                 "build_seconds": store.build_seconds,
+                "turns": store.turns,
             }
         )
     )
+    return _checked_size(store, console)
+
+
+def _checked_size(store: Ingested, console: Console) -> Ingested:
+    if store.turns > ALL:
+        console.print(
+            f"[yellow]{store.name}: {store.turns} turns stored, but the retrievers rank at "
+            f"most {ALL}: the figures will leave documents out[/]"
+        )
     return store
 
 

@@ -59,7 +59,8 @@ class Subset:
     name: str
     corpus: dict[str, tuple[str, str]]  # id -> (title, text)
     qrels: dict[str, dict[str, int]]  # query id -> doc id -> grade
-    queries: dict[str, dict[str, tuple[str, bytes]]]  # condition -> query id -> (text, audio)
+    #: condition -> query id -> (text, audio); the audio is read when the query is asked
+    queries: dict[str, dict[str, tuple[str, harness.Blob]]]
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -118,7 +119,7 @@ def load_subset(
         if d not in corpus:
             problems.append(f"qrels: corpus id {d} (query {q}) is not in corpus.jsonl")
         qrels.setdefault(q, {})[d] = int(_field(r, "score", where=where))
-    queries: dict[str, dict[str, tuple[str, bytes]]] = {}
+    queries: dict[str, dict[str, tuple[str, harness.Blob]]] = {}
     for cond in conditions:
         path = folder / f"queries_with_audio_{cond}.jsonl"
         rows = common.take(_jsonl(path), limit)
@@ -127,7 +128,7 @@ def load_subset(
             f"{path}: _id",
             "qrels name queries by _id",
         )
-        got: dict[str, tuple[str, bytes]] = {}
+        got: dict[str, tuple[str, harness.Blob]] = {}
         for i, r in enumerate(rows):
             where = f"{path} line {i + 1}"
             qid = str(_field(r, "_id", where=where))
@@ -144,7 +145,7 @@ def load_subset(
             if qid not in qrels:
                 problems.append(f"{cond}: query {qid} has no qrels")
                 continue
-            got[qid] = (str(r.get("text") or ""), audio.read_bytes())
+            got[qid] = (str(r.get("text") or ""), audio.read_bytes)
         queries[cond] = got
     if problems:
         head = "\n  ".join(problems[:20])
