@@ -15,22 +15,27 @@ from __future__ import annotations
 
 import asyncio
 import json
+import operator
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
+from itertools import islice
 from typing import Any
 
 import numpy as np
 from langgraph.store.base import (
     BaseStore,
     GetOp,
+    InvalidNamespaceError,
     Item,
     ListNamespacesOp,
+    MatchCondition,
     Op,
     PutOp,
     Result,
     SearchItem,
     SearchOp,
+    get_text_at_path,
 )
 
 from voxmem.memory.records import check_tenant
@@ -39,9 +44,23 @@ from voxmem.memory.store import AudioMemory
 SEGMENTS = ("voxmem", "segments")
 ITEMS_SPACE = "items"
 _SEP = "\x1f"
+#: the character after the separator: every namespace under ``p`` sorts below ``p + _AFTER``
+_AFTER = chr(ord(_SEP) + 1)
+_ORDER: dict[str, Callable[[float, float], bool]] = {
+    "$gt": operator.gt,
+    "$gte": operator.ge,
+    "$lt": operator.lt,
+    "$lte": operator.le,
+}
 
 
-def _ns(namespace: tuple[str, ...]) -> str:
+def _ns(namespace: Sequence[str]) -> str:
+    for label in namespace:
+        if _SEP in label:
+            raise InvalidNamespaceError(
+                f"namespace label {label!r} holds the character \\x1f, which the store uses "
+                "to join labels; remove it from the label"
+            )
     return _SEP.join(namespace)
 
 
@@ -49,13 +68,24 @@ def _when(ts: float) -> datetime:
     return datetime.fromtimestamp(ts, tz=UTC)
 
 
-def _text(value: Mapping[str, Any], fields: list[str] | None) -> str:
+def _text(value: Mapping[str, Any], fields: Sequence[str] | None) -> str:
+    """What an item is searched by: the given fields (LangGraph paths such as
+    ``"meta.note"``, joined), or else its first text field, or else its JSON."""
     if fields:
-        return " ".join(str(value[f]) for f in fields if f in value)
+        return " ".join(t for f in fields for t in get_text_at_path(value, f))
     for key in ("text", "content", "memory", "transcript"):
         if isinstance(value.get(key), str):
             return str(value[key])
     return json.dumps(value, sort_keys=True)
+
+
+def _under(prefix: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+    """SQL matching the namespaces that start with ``prefix`` label by label: exact and
+    case-sensitive, whatever the labels hold (a range, not a pattern)."""
+    if not prefix:
+        return "1 = 1", ()
+    ns = _ns(prefix)
+    return "(namespace = ? OR (namespace > ? AND namespace < ?))", (ns, ns + _SEP, ns + _AFTER)
 
 
 class VoxmemStore(BaseStore):
@@ -113,18 +143,10 @@ class VoxmemStore(BaseStore):
             )
         ns = _ns(op.namespace)
         if op.value is None:
-            with self.memory.catalog.write() as tx:
-                tx.execute(
-                    "DELETE FROM items WHERE tenant = ? AND namespace = ? AND key = ?",
-                    (self.tenant, ns, op.key),
-                )
-            self.memory.index.delete(self.tenant, ITEMS_SPACE, [f"{ns}{_SEP}{op.key}"])
-            self.memory.catalog.scrub()
+            self._delete(ns, op.key)
             return
-        vector = None
-        if op.index is not False:
-            fields = list(op.index) if isinstance(op.index, list) else None
-            vector = self.memory.perception.text.passages([_text(op.value, fields)])[0]
+        text = "" if op.index is False else _text(op.value, op.index or None)
+        vector = self.memory.perception.text.passages([text])[0] if text else None
         now = time.time()
         with self.memory.catalog.write() as tx:
             tx.execute(
@@ -153,47 +175,142 @@ class VoxmemStore(BaseStore):
                 self.tenant, ITEMS_SPACE, [item_id], [vector], [{"namespace": ns}]
             )
 
+    def _delete(self, ns: str, key: str) -> None:
+        """Erase an item: its row (overwritten in place), and, when it had a vector, the
+        vector's bytes in the index files too. The tenant's item collection is rebuilt
+        from the catalog under the catalog's write lock, so that no concurrent delete
+        brings the vector back."""
+        with self.memory.catalog.write() as tx:
+            row = tx.execute(
+                "DELETE FROM items WHERE tenant = ? AND namespace = ? AND key = ? RETURNING vector",
+                (self.tenant, ns, key),
+            ).fetchone()
+            if row is not None and row["vector"] is not None:
+                self._reindex_items(tx)
+        if row is not None:
+            self.memory.catalog.scrub()
+
+    def _reindex_items(self, conn: Any) -> None:
+        index = self.memory.index
+        index.drop(self.tenant, ITEMS_SPACE)
+        rows = conn.execute(
+            "SELECT namespace, key, vector FROM items WHERE tenant = ? AND vector IS NOT NULL",
+            (self.tenant,),
+        ).fetchall()
+        if rows:
+            index.upsert(
+                self.tenant,
+                ITEMS_SPACE,
+                [f"{r['namespace']}{_SEP}{r['key']}" for r in rows],
+                [np.frombuffer(r["vector"], np.float32) for r in rows],
+                [{"namespace": r["namespace"]} for r in rows],
+            )
+        index.compact()  # the dropped collection's files and freed pages
+
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
-        if prefix[:2] == SEGMENTS or prefix in (("voxmem",),):
+        if prefix[:2] == SEGMENTS or prefix == ("voxmem",):
             return self._search_segments(op)
-        rows = (
-            self.memory.catalog.read()
-            .execute(
-                "SELECT * FROM items WHERE tenant = ? AND (namespace = ? OR namespace LIKE ?) "
-                "ORDER BY updated_at DESC",
-                (self.tenant, _ns(prefix), _ns(prefix) + _SEP + "%" if prefix else "%"),
-            )
-            .fetchall()
-        )
-        rows = [r for r in rows if _matches(json.loads(r["value"]), op.filter)]
+        want = op.offset + op.limit
+        ranked: list[tuple[Any, float | None]] = []
         if op.query:
-            q = self.memory.perception.text.queries([op.query])[0]
-            scored = []
-            for r in rows:
-                score = (
-                    float(np.frombuffer(r["vector"], np.float32) @ q)
-                    if r["vector"] is not None
-                    else None
-                )
-                scored.append((score, r))
-            scored.sort(key=lambda sr: -(sr[0] if sr[0] is not None else -2.0))
-        else:
-            scored = [(None, r) for r in rows]
-        page = scored[op.offset : op.offset + op.limit]
-        return [self._search_item(r, s) for s, r in page]
+            ranked += self._ranked(prefix, op.query, op.filter, want)
+        # without a query, and after the scored items: most recently written first
+        if len(ranked) < want:
+            rest = self._rows(prefix, "vector IS NULL" if op.query else "1 = 1", op.filter)
+            ranked += [(r, None) for r in islice(rest, want - len(ranked))]
+        return [self._search_item(r, s) for r, s in ranked[op.offset : want]]
+
+    def _rows(self, prefix: Sequence[str], extra: str, conditions: Any) -> Iterator[Any]:
+        """The tenant's items under ``prefix`` that pass ``conditions``, newest first."""
+        under, args = _under(prefix)
+        cursor = self.memory.catalog.read().execute(
+            f"SELECT * FROM items WHERE tenant = ? AND {under} AND {extra} "
+            "ORDER BY updated_at DESC, rowid DESC",
+            (self.tenant, *args),
+        )
+        return (r for r in cursor if _matches(json.loads(r["value"]), conditions))
+
+    def _ranked(
+        self, prefix: Sequence[str], query: str, conditions: Any, want: int
+    ) -> list[tuple[Any, float]]:
+        """The ``want`` items nearest to ``query`` that pass ``conditions``, by the index:
+        asked for more neighbours while the conditions leave too few."""
+        under, args = _under(prefix)
+        conn = self.memory.catalog.read()
+        spaces = [
+            r[0]
+            for r in conn.execute(
+                f"SELECT DISTINCT namespace FROM items WHERE tenant = ? AND {under} "
+                "AND vector IS NOT NULL",
+                (self.tenant, *args),
+            )
+        ]
+        total = conn.execute(
+            f"SELECT COUNT(*) FROM items WHERE tenant = ? AND {under} AND vector IS NOT NULL",
+            (self.tenant, *args),
+        ).fetchone()[0]
+        if not total:
+            return []
+        vector = self.memory.embed_query(query)
+        where = {"namespace": {"$in": spaces}} if prefix else None
+        k = want
+        while True:
+            k = min(k, total)
+            hits = self.memory.index.query(self.tenant, ITEMS_SPACE, vector, k, where)
+            rows = self._rows_at([(h.metadata.get("namespace", ""), h.id) for h in hits])
+            ranked = [
+                (rows[h.id], h.score)
+                for h in hits
+                if h.id in rows and _matches(json.loads(rows[h.id]["value"]), conditions)
+            ]
+            if len(ranked) >= want or k >= total:
+                return ranked
+            k *= 4
+
+    def _rows_at(self, places: Sequence[tuple[str, str]]) -> dict[str, Any]:
+        """Catalog rows by index id (the index may briefly hold what the catalog dropped)."""
+        pairs = [(ns, item_id[len(ns) + 1 :]) for ns, item_id in places]
+        if not pairs:
+            return {}
+        values = ",".join("(?, ?)" for _ in pairs)
+        rows = self.memory.catalog.read().execute(
+            f"SELECT * FROM items WHERE tenant = ? AND (namespace, key) IN (VALUES {values})",
+            (self.tenant, *(x for pair in pairs for x in pair)),
+        )
+        return {f"{r['namespace']}{_SEP}{r['key']}": r for r in rows}
 
     def _search_segments(self, op: SearchOp) -> list[SearchItem]:
         if self.tenant not in self.memory.tenants():
             return []
-        where = dict(op.filter) if op.filter else None
+        want = op.offset + op.limit
+        found: list[SearchItem] = []
         if op.query:
-            hits = self.memory.search(
-                self.tenant, "text", self.memory.embed_query(op.query), op.limit + op.offset, where
-            )[op.offset :]
-            return [self._segment_search_item(h.segment, h.score) for h in hits]
-        segs = self.memory.list(self.tenant, limit=op.limit, offset=op.offset)
-        return [self._segment_search_item(s, None) for s in segs]
+            vector = self.memory.embed_query(op.query)
+            k = want
+            while True:
+                hits = self.memory.search(self.tenant, "text", vector, k)
+                found = [
+                    self._segment_search_item(h.segment, h.score)
+                    for h in hits
+                    if _matches(self._segment_value(h.segment), op.filter)
+                ]
+                if len(found) >= want or len(hits) < k:
+                    break
+                k *= 4
+        else:
+            page, offset = 500, 0
+            while len(found) < want:
+                segs = self.memory.list(self.tenant, limit=page, offset=offset)
+                found += [
+                    self._segment_search_item(s, None)
+                    for s in segs
+                    if _matches(self._segment_value(s), op.filter)
+                ]
+                if len(segs) < page:
+                    break
+                offset += page
+        return found[op.offset : want]
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         rows = (
@@ -202,12 +319,10 @@ class VoxmemStore(BaseStore):
             .fetchall()
         )
         spaces = {tuple(r["namespace"].split(_SEP)) for r in rows} | {SEGMENTS}
-        out = []
-        for ns in sorted(spaces):
-            if all(_condition(ns, c) for c in (op.match_conditions or ())):
-                out.append(ns[: op.max_depth] if op.max_depth else ns)
-        out = sorted(set(out))
-        return out[op.offset : op.offset + op.limit]
+        kept = [ns for ns in spaces if all(_condition(ns, c) for c in op.match_conditions or ())]
+        if op.max_depth is not None:
+            kept = [ns[: op.max_depth] for ns in kept]
+        return sorted(set(kept))[op.offset : op.offset + op.limit]
 
     # -- conversions --------------------------------------------------------------------------
 
@@ -263,11 +378,49 @@ class VoxmemStore(BaseStore):
         )
 
 
-def _matches(value: dict[str, Any], conditions: dict[str, Any] | None) -> bool:
-    return all(value.get(k) == v for k, v in (conditions or {}).items())
+def _matches(value: Mapping[str, Any], conditions: Mapping[str, Any] | None) -> bool:
+    """LangGraph's filter: keys of the value compared with values, nested mappings
+    compared key by key, and ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``."""
+    return all(_compare(value.get(k), v) for k, v in (conditions or {}).items())
 
 
-def _condition(ns: tuple[str, ...], cond: Any) -> bool:
+def _compare(actual: Any, wanted: Any) -> bool:
+    if isinstance(wanted, Mapping):
+        if any(str(k).startswith("$") for k in wanted):
+            return all(_operator(actual, k, v) for k, v in wanted.items())
+        return isinstance(actual, Mapping) and all(
+            _compare(actual.get(k), v) for k, v in wanted.items()
+        )
+    if isinstance(wanted, list | tuple):
+        return (
+            isinstance(actual, list | tuple)
+            and len(actual) == len(wanted)
+            and all(_compare(a, w) for a, w in zip(actual, wanted, strict=True))
+        )
+    return bool(actual == wanted)
+
+
+def _operator(actual: Any, op: str, wanted: Any) -> bool:
+    if op == "$eq":
+        return bool(actual == wanted)
+    if op == "$ne":
+        return bool(actual != wanted)
+    if op not in _ORDER:
+        raise ValueError(
+            f"unknown filter operator {op!r}: use $eq, $ne, $gt, $gte, $lt or $lte "
+            "(and no plain keys beside them)"
+        )
+    if isinstance(wanted, bool) or not isinstance(wanted, int | float):
+        raise ValueError(f"{op} compares numbers: got {wanted!r}; pass a number")
+    try:
+        return _ORDER[op](float(actual), float(wanted))
+    except (TypeError, ValueError):  # a missing key or a value that is not a number
+        return False
+
+
+def _condition(ns: tuple[str, ...], cond: MatchCondition) -> bool:
     path = tuple(cond.path)
-    part = ns[: len(path)] if cond.match_type == "prefix" else ns[-len(path) :]
-    return len(part) == len(path) and all(p in ("*", n) for p, n in zip(path, part, strict=True))
+    if len(path) > len(ns):
+        return False
+    part = ns[: len(path)] if cond.match_type == "prefix" else ns[len(ns) - len(path) :]
+    return all(p in ("*", n) for p, n in zip(path, part, strict=True))

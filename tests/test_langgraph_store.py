@@ -4,13 +4,14 @@ import sqlite3
 from pathlib import Path
 from typing import TypedDict
 
+import numpy as np
 import pytest
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, InvalidNamespaceError
 
 from tests.store_helpers import marker, open_fake, scan, tone, vectors
 from voxmem.memory import AudioMemory
 from voxmem.memory.catalog import MIGRATIONS
-from voxmem.memory.langgraph_store import SEGMENTS, VoxmemStore
+from voxmem.memory.langgraph_store import ITEMS_SPACE, SEGMENTS, VoxmemStore
 
 
 @pytest.fixture
@@ -104,3 +105,83 @@ def test_a_version_1_catalog_is_migrated_in_place(tmp_path: Path) -> None:
     assert memory.catalog.schema_version == 2
     assert memory.tenants() == ["old"]
     VoxmemStore(memory, "old").put(("n",), "k", {"text": "fine"})
+
+
+def test_semantic_search_ranks_by_the_index(memory: AudioMemory) -> None:
+    """The items' collection answers queries: an item the index does not hold is not found
+    by meaning, though its row and vector are in the catalog."""
+    store = VoxmemStore(memory, "acme")
+    store.put(("notes",), "a", {"text": "budget cut"})
+    store.put(("notes",), "b", {"text": "budget rise"})
+    assert {h.key for h in store.search(("notes",), query="budget")} == {"a", "b"}
+    memory.index.delete("acme", ITEMS_SPACE, ["notes\x1fa"])
+    assert [h.key for h in store.search(("notes",), query="budget")] == ["b"]
+    assert memory.verify(repair=True).ok is False  # verify notices and puts it back
+    assert {h.key for h in store.search(("notes",), query="budget")} == {"a", "b"}
+
+
+def test_deleting_an_item_erases_its_bytes(tmp_path: Path) -> None:
+    memory = open_fake(tmp_path / "mem")
+    store = VoxmemStore(memory, "acme")
+    secret, key = marker(), f"k-{marker()}"
+    store.put(("notes", "private"), key, {"text": f"{secret} budget"})
+    store.put(("notes", "private"), "kept", {"text": "rain all weekend"})
+    vector = memory.perception.text.passages([f"{secret} budget"])[0].astype(np.float32)
+    nonzero = np.flatnonzero(vector)  # the fake text vector is sparse: skip its zero ends
+    needles = [
+        secret.encode(),
+        key.encode(),
+        vector[nonzero[0] : nonzero[-1] + 1].tobytes(),
+    ]
+    assert {n for _, n in scan(tmp_path / "mem", needles)} == set(needles)
+    store.delete(("notes", "private"), key)
+    assert scan(tmp_path / "mem", needles) == []
+    assert store.get(("notes", "private"), key) is None
+    assert [h.key for h in store.search(("notes",), query="rain")] == ["kept"]
+    assert memory.verify(repair=False).ok
+
+
+def test_one_tenant_never_sees_anothers_items(memory: AudioMemory) -> None:
+    a, b = VoxmemStore(memory, "alpha"), VoxmemStore(memory, "beta")
+    for ns in [("users",), ("Users", "x"), ("u%",)]:
+        a.put(ns, "k", {"text": "alpha budget", "n": 1})
+    b.put(("other",), "k", {"text": "beta rain", "n": 1})
+    for prefix in [(), ("users",), ("u%",), ("other",)]:
+        for query in (None, "budget"):
+            got = b.search(prefix, query=query, filter={"n": {"$gte": 0}})
+            assert all(h.value["text"] == "beta rain" for h in got)
+    assert b.get(("users",), "k") is None
+    assert b.list_namespaces() == [("other",), SEGMENTS]
+
+
+def test_bad_labels_and_filters_are_refused_and_lose_nothing(memory: AudioMemory) -> None:
+    store = VoxmemStore(memory, "acme")
+    store.put(("notes",), "k", {"text": "kept", "n": 2})
+    with pytest.raises(InvalidNamespaceError, match="x1f"):
+        store.put(("a\x1fb",), "k", {"text": "no"})
+    with pytest.raises(ValueError, match="unknown filter operator"):
+        store.search(("notes",), filter={"n": {"$regex": "2"}})
+    with pytest.raises(ValueError, match="compares numbers"):
+        store.search(("notes",), filter={"n": {"$gt": "1"}})
+    assert [h.key for h in store.search(("notes",), filter={"n": {"$gt": 1}})] == ["k"]
+    assert store.list_namespaces() == [("notes",), SEGMENTS]
+
+
+def test_spoken_turns_filter_with_and_without_a_query(tmp_path: Path) -> None:
+    memory = open_fake(tmp_path / "mem")
+    for i, session in enumerate(["s1", "s2", "s1"]):
+        memory.add_segment(
+            tone(300 + 100 * i),
+            tenant="acme",
+            session=session,
+            transcript=f"budget talk {i}",
+            vectors={
+                **vectors(memory, i),
+                "text": memory.perception.text.passages([f"budget talk {i}"])[0],
+            },
+        )
+    store = VoxmemStore(memory, "acme")
+    for query in (None, "budget"):
+        got = store.search(SEGMENTS, query=query, filter={"session": "s1"})
+        assert len(got) == 2 and all(h.value["session"] == "s1" for h in got)
+        assert len(store.search(SEGMENTS, query=query, filter={"end": {"$gt": 100}})) == 0
