@@ -7,6 +7,11 @@ namespace ``("voxmem", "segments")`` exposes the spoken turns themselves:
 ``store.search(("voxmem", "segments"), query="the budget")`` returns turns by
 meaning, with speaker, session, times and labels.
 
+Searches answer as LangGraph's own stores do (filters with ``$eq``, ``$ne``, ``$gt``,
+``$gte``, ``$lt``, ``$lte`` and nested keys; namespace prefixes label by label). A
+query ranks items by the index, then lists unscored ones; without a query, the most
+recently written come first. Deleting an item erases its bytes from the files.
+
     store = VoxmemStore(AudioMemory.open("/data/mem"), tenant="acme")
     graph = builder.compile(store=store)
 """
@@ -71,7 +76,7 @@ def _when(ts: float) -> datetime:
 def _text(value: Mapping[str, Any], fields: Sequence[str] | None) -> str:
     """What an item is searched by: the given fields (LangGraph paths such as
     ``"meta.note"``, joined), or else its first text field, or else its JSON."""
-    if fields:
+    if fields is not None:
         return " ".join(t for f in fields for t in get_text_at_path(value, f))
     for key in ("text", "content", "memory", "transcript"):
         if isinstance(value.get(key), str):
@@ -145,7 +150,7 @@ class VoxmemStore(BaseStore):
         if op.value is None:
             self._delete(ns, op.key)
             return
-        text = "" if op.index is False else _text(op.value, op.index or None)
+        text = "" if op.index is False else _text(op.value, op.index)
         vector = self.memory.perception.text.passages([text])[0] if text else None
         now = time.time()
         with self.memory.catalog.write() as tx:
