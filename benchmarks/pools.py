@@ -7,13 +7,21 @@ or looked at after it was measured: its figure is a tuning figure) and ``test``
 a changed file is refused, so a figure labelled "test" is always on the bytes that
 were frozen. Template pools (wordings generated from lists inside a module) are
 listed with their role so reports can label them, but are not loaded from here.
+
+The retrieval mini editions phrase their query instructions from wording tables:
+``wordings(edition, "dev")`` reads the edition's own tables (the parser was tuned on
+them), ``wordings(edition, "test")`` the frozen held-out file written for it
+(``data/instructions/*_test.json``), both as one shape: kind -> templates, or
+kind -> label -> templates.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
+import string
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -60,8 +68,9 @@ class PoolSchemaError(PoolError):
 class Pool:
     name: str
     role: Role
-    #: ``plan`` rows (``PlanRow``), ``routing`` rows, or ``templates`` (generated in code)
-    schema: Literal["plan", "routing", "templates"]
+    #: ``plan`` rows (``PlanRow``), ``routing`` rows, ``wordings`` (a mini edition's
+    #: instruction templates in a file), or ``templates`` (generated in code)
+    schema: Literal["plan", "routing", "wordings", "templates"]
     #: the file (relative to ``benchmarks/data``), or ``module:NAME, NAME`` for templates
     source: str
     sha256: str | None = None
@@ -75,6 +84,9 @@ class Pool:
 
 
 _MINI = "not held out: written alongside the parser and measured with it"
+#: the retrieval mini editions whose instruction wordings have a dev and a test pool
+EDITIONS = ("inspire-mini", "voicetrace-mini", "squtr-mini", "contextdialog-mini")
+_HELD_OUT = "held-out instruction wordings, written before a trained planner was plugged in"
 POOLS: dict[str, Pool] = {
     p.name: p
     for p in [
@@ -154,6 +166,38 @@ POOLS: dict[str, Pool] = {
             "templates",
             "voxmem.benchmarks.retrieval.contextdialog_mini:TOPICS",
             note=_MINI,
+        ),
+        Pool(
+            "inspire-mini/test",
+            "test",
+            "wordings",
+            "instructions/inspire_mini_test.json",
+            sha256="294b40c1296f17e8a275f9c0a44674e1d1eeba2a766a78a12a0d2e81856a7443",
+            note=_HELD_OUT + ", with their own style and background words",
+        ),
+        Pool(
+            "voicetrace-mini/test",
+            "test",
+            "wordings",
+            "instructions/voicetrace_mini_test.json",
+            sha256="c1bfd282aa87cfd89c7b65de4ad5dd83964e39a1440d8b43d04d5de6d7b33582",
+            note=_HELD_OUT,
+        ),
+        Pool(
+            "squtr-mini/test",
+            "test",
+            "wordings",
+            "instructions/squtr_mini_test.json",
+            sha256="73e3027b51a08a14f0cdbeee0adb817b9f0dfe3ae249caa04e08ccd4ae3e10c3",
+            note=_HELD_OUT,
+        ),
+        Pool(
+            "contextdialog-mini/test",
+            "test",
+            "wordings",
+            "instructions/contextdialog_mini_test.json",
+            sha256="c64a2ffa61d7920e655b4a8694cba3d2976cba2ebdf878948c56236956c11327",
+            note=_HELD_OUT + " (each topic's questions, keyed by the answer)",
         ),
     ]
 }
@@ -340,7 +384,108 @@ def load_routing_pool(name: str | Pool = "routing/test") -> list[dict[str, Any]]
     return [raw for _, raw in lines]
 
 
+#: kind -> templates, or kind -> label -> templates (``values:style`` -> ``sad`` -> ...)
+Wordings = dict[str, list[str] | dict[str, list[str]]]
+
+
+def placeholders(template: str) -> frozenset[str]:
+    """The ``{name}`` fields of a template."""
+    return frozenset(name for _, name, _, _ in string.Formatter().parse(template) if name)
+
+
+def _check_templates(where: str, value: Any) -> list[str]:
+    if not isinstance(value, list) or not value:
+        return [f"{where} must be a non-empty list of strings"]
+    problems = []
+    for i, t in enumerate(value):
+        if not isinstance(t, str) or not t.strip():
+            problems.append(f"{where}[{i}] must be a non-empty string")
+            continue
+        try:
+            placeholders(t)
+        except ValueError as exc:
+            problems.append(f"{where}[{i}] is not a template ({exc})")
+    if len({t for t in value if isinstance(t, str)}) < len(value):
+        problems.append(f"{where} repeats a wording")
+    return problems
+
+
+def check_wordings(raw: Any, edition: str, role: Role) -> list[str]:
+    """Every way ``raw`` breaks the wording-file schema (empty when it is valid)."""
+    if not isinstance(raw, dict):
+        return ["not a JSON object"]
+    problems = [
+        f"{key} is {raw.get(key)!r}, not {want!r}"
+        for key, want in (("edition", edition), ("role", role))
+        if raw.get(key) != want
+    ]
+    kinds = raw.get("wordings")
+    if not isinstance(kinds, dict) or not kinds:
+        return [*problems, "wordings must be a non-empty object of kind -> templates"]
+    for kind, value in kinds.items():
+        if isinstance(value, dict) and value:
+            problems += [p for k, v in value.items() for p in _check_templates(f"{kind}.{k}", v)]
+        else:
+            problems += _check_templates(kind, value)
+    return problems
+
+
+def _dev_wordings(edition: str) -> Wordings:
+    """The edition's own wording tables, in the shape of a wording file."""
+    if edition == "inspire-mini":
+        from voxmem.benchmarks.retrieval import inspire as m
+
+        out: Wordings = {k: list(v) for k, v in m.WORDINGS.items()}
+        for kind in m.COMPOSITE_TYPES:
+            frames = m.COMPOSITE_FRAMES_SEMANTIC if "semantic" in kind else m.COMPOSITE_FRAMES_OTHER
+            out["composite:" + "+".join(kind)] = [
+                frame.format(p=ps[0] if len(ps) == 1 else ", ".join(ps[:-1]) + " and " + ps[-1])
+                for frame in frames
+                for ps in itertools.product(*(m.COMPOSITE_PARTS[k] for k in kind))
+            ]
+        out["values:style"] = {k: list(v) for k, v in m.STYLE_WORDS.items()}
+        out["values:environment"] = {k: list(v) for k, v in m.ENV_WORDS.items()}
+        return out
+    if edition == "voicetrace-mini":
+        from voxmem.benchmarks.retrieval.voicetrace import QUESTIONS
+
+        return {"question": list(QUESTIONS)}
+    if edition == "squtr-mini":
+        from voxmem.benchmarks.retrieval.squtr import INSTRUCTION
+
+        return {"instruction": [INSTRUCTION]}
+    from voxmem.benchmarks.retrieval.contextdialog_mini import TOPICS
+
+    return {
+        "user_question": {t.user_answer: [t.user_question] for t in TOPICS},
+        "agent_question": {t.agent_answer: [t.agent_question] for t in TOPICS},
+    }
+
+
+def wordings(edition: str, role: Role = "test") -> Wordings:
+    """A mini edition's instruction wordings: ``dev``, the tables in the edition's module
+    (the parser was tuned on them), or ``test``, the frozen held-out file (refused with
+    ``FrozenPoolChanged`` if its bytes changed, ``PoolSchemaError`` if malformed)."""
+    if edition not in EDITIONS:
+        raise UnknownPool(f"no mini edition {edition!r}; known: {', '.join(EDITIONS)}")
+    if role == "dev":
+        return _dev_wordings(edition)
+    if role != "test":
+        raise PoolError(f"the mini editions have dev and test wordings, not {role!r}")
+    pool = get_pool(f"{edition}/test")
+    try:
+        raw = json.loads(read_verified(pool))
+    except json.JSONDecodeError as exc:
+        raise PoolSchemaError(f"{pool.path}: not JSON ({exc.msg})") from None
+    problems = check_wordings(raw, edition, pool.role)
+    if problems:
+        raise PoolSchemaError(f"{pool.path}: " + "; ".join(problems))
+    kinds: Wordings = raw["wordings"]
+    return kinds
+
+
 __all__ = [
+    "EDITIONS",
     "POOLS",
     "FrozenPoolChanged",
     "PlanRow",
@@ -348,10 +493,14 @@ __all__ = [
     "PoolError",
     "PoolSchemaError",
     "UnknownPool",
+    "Wordings",
     "check_plan_row",
+    "check_wordings",
     "get_pool",
     "load_plan_pool",
     "load_routing_pool",
+    "placeholders",
     "read_verified",
     "tokens",
+    "wordings",
 ]
