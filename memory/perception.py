@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from voxmem.audio import Audio
+from voxmem.errors import NoSpeech
 from voxmem.memory.encoders.asr import Transcript
 from voxmem.memory.encoders.asr import Word as AsrWord
 from voxmem.memory.encoders.base import AudioEncoder, TextEncoder
@@ -88,10 +89,19 @@ class Perception:
             "environment": self.environment.name,
         }
 
-    def perceive(self, audio: Audio, hotwords: str | None = None) -> list[PerceivedTurn]:
+    def perceive(
+        self, audio: Audio, hotwords: str | None = None, require_speech: bool = False
+    ) -> list[PerceivedTurn]:
         """Speaker turns with everything the memory keeps. ``hotwords`` (names the
-        listener expects) bias the ASR where the transcriber supports it."""
+        listener expects) bias the ASR where the transcriber supports it. Audio with no
+        speech gives no turns, or raises :class:`NoSpeech` with ``require_speech``."""
         turns = self.diarizer(audio)
+        if not turns and require_speech:
+            raise NoSpeech(
+                f"no speech found in the {audio.duration:.2f} s of audio (sound, but no "
+                "speaker turn: noise, a tone or a click), so nothing was stored; pass a "
+                "recording of someone speaking"
+            )
         if not turns:
             return []
         transcript = self.transcribe(audio, hotwords)

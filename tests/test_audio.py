@@ -20,10 +20,12 @@ from voxmem.audio import (
     write_flac,
 )
 from voxmem.errors import (
+    AudioTooLong,
     AudioTooShort,
     EmptyAudio,
     InvalidAudio,
     NonFiniteAudio,
+    OutOfRangeAudio,
     SilentAudio,
     UnreadableAudio,
     UnsupportedFormat,
@@ -197,6 +199,8 @@ def test_every_audio_error_is_an_invalid_audio_value_error() -> None:
         UnreadableAudio,
         UnsupportedFormat,
         UnsupportedSampleRate,
+        AudioTooLong,
+        OutOfRangeAudio,
     ):
         assert issubclass(cls, InvalidAudio) and issubclass(cls, ValueError)
 
@@ -256,3 +260,85 @@ def test_slice_duration_property(start: float, length: float) -> None:
     part = audio.slice(start, start + length)
     expected = max(0.0, min(2.0, start + length) - min(start, 2.0))
     assert abs(part.duration - expected) <= 1 / 16_000 + 1e-9
+
+
+# --- long files, float scale ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("rate", [8_000, 22_050, 44_100, 48_000])
+def test_block_by_block_decoding_equals_resampling_the_whole_file(
+    tmp_path: Path, rate: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scipy.signal import resample_poly
+
+    import voxmem.audio
+
+    x = np.random.default_rng(rate).uniform(-0.5, 0.5, (rate * 3 + 17, 2)).astype(np.float32)
+    path = tmp_path / "x.wav"
+    sf.write(path, x, rate, subtype="FLOAT")
+    g = math.gcd(rate, 16_000)
+    whole = resample_poly(x.mean(axis=1, dtype=np.float64), 16_000 // g, rate // g)
+    monkeypatch.setattr(voxmem.audio, "BLOCK_FRAMES", 1000)  # many blocks, odd boundaries
+    got = load_audio(path).samples
+    assert len(got) == len(whole)
+    np.testing.assert_allclose(got, whole, atol=1e-6)
+
+
+def test_a_long_file_is_decoded_without_holding_it_at_its_own_rate(tmp_path: Path) -> None:
+    """A minute of 48 kHz stereo: memory stays within twice the 16 kHz mono result
+    (the whole file at 48 kHz in float32 is six times it)."""
+    import tracemalloc
+
+    path = tmp_path / "minute.wav"
+    sf.write(path, np.tile(tone(440, 48_000, 1.0, 0.3)[:, None], (60, 2)), 48_000, "PCM_16")
+    tracemalloc.start()
+    try:
+        audio = load_audio(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert audio.duration == 60.0
+    assert peak < 2.5 * audio.samples.nbytes
+
+
+def test_a_recording_over_the_cap_is_refused_from_its_header(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from voxmem.audio import MAX_SECONDS
+
+    assert MAX_SECONDS == 3600.0
+    path = tmp_path / "long.wav"
+    sf.write(path, tone(seconds=3.0), 16_000)
+
+    def no_decoding(*args: object, **kwargs: object) -> None:
+        raise AssertionError("decoded although the header says it is too long")
+
+    monkeypatch.setattr(sf.SoundFile, "blocks", no_decoding)
+    with pytest.raises(AudioTooLong, match=r"0:00:03 .*limit of 0:00:02.*segment_time 2"):
+        load_audio(path, max_seconds=2)
+    with pytest.raises(AudioTooLong):
+        load_audio(tone(seconds=3.0), sample_rate=16_000, max_seconds=2)
+
+
+def test_the_cap_holds_for_formats_read_by_ffmpeg(tmp_path: Path) -> None:
+    path = encode(tmp_path, tone(seconds=3.0), 16_000, "m4a")
+    with pytest.raises(AudioTooLong, match="over the limit"):
+        load_audio(path, max_seconds=2)
+    with pytest.raises(AudioTooLong):
+        load_audio(path.read_bytes(), max_seconds=2)
+    assert abs(load_audio(path, max_seconds=None).duration - 3.0) < 0.1
+
+
+def test_a_float_file_far_over_full_scale_is_refused_not_clipped(tmp_path: Path) -> None:
+    path = tmp_path / "loud.wav"
+    sf.write(path, tone(amp=1000.0), 16_000, subtype="FLOAT")
+    with pytest.raises(OutOfRangeAudio, match=r"reach 1000, .*full scale is 1\.0.*32768"):
+        load_audio(path)
+
+
+def test_a_hot_float_recording_is_scaled_to_full_scale_not_clipped(tmp_path: Path) -> None:
+    path = tmp_path / "hot.wav"
+    sf.write(path, tone(amp=1.5), 16_000, subtype="FLOAT")
+    audio = load_audio(path)
+    assert abs(float(np.max(np.abs(audio.samples))) - 1.0) < 1e-3
+    np.testing.assert_allclose(audio.samples, tone(amp=1.0), atol=1e-3)  # a sine, not a square

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeAlias
@@ -21,9 +22,11 @@ import soundfile as sf
 from scipy.signal import resample_poly
 
 from voxmem.errors import (
+    AudioTooLong,
     AudioTooShort,
     EmptyAudio,
     NonFiniteAudio,
+    OutOfRangeAudio,
     SilentAudio,
     UnreadableAudio,
     UnsupportedFormat,
@@ -36,6 +39,14 @@ MAX_RATE = 768_000
 # A clip whose loudest 30 ms frame stays under this level holds no speech.
 SILENCE_FLOOR_DBFS = -60.0
 MAX_CHANNELS_GUESS = 8
+#: the longest recording read by default (seconds), checked from the header before decoding
+MAX_SECONDS = 3600.0
+#: float samples may run this far over full scale (1.0) in a hot recording; they are
+#: scaled down to full scale. Further out, the producer used another scale (integers
+#: written as floats) and the audio is refused.
+FLOAT_HEADROOM = 4.0
+#: frames decoded at a time: a long file never sits in memory at its own rate
+BLOCK_FRAMES = 1 << 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,6 +80,7 @@ def load_audio(
     target_rate: int = TARGET_RATE,
     require_speech: bool = False,
     min_duration: float = 0.0,
+    max_seconds: float | None = MAX_SECONDS,
 ) -> Audio:
     """Read ``source`` into mono float32 at ``target_rate`` and validate it.
 
@@ -76,27 +88,73 @@ def load_audio(
     m4a, aac, webm, opus and anything else through ffmpeg), an :class:`Audio`, or
     a numpy array. An array needs ``sample_rate``; 2-D arrays are (frames,
     channels), or (channels, frames) when the first axis is the short one.
-    Integer arrays are scaled from their full range.
+    Integer arrays are scaled from their full range. Float samples up to
+    ``FLOAT_HEADROOM`` over full scale are scaled down to it (never clipped);
+    beyond that the audio is refused.
 
+    Files and bytes are decoded and resampled in blocks; a recording longer than
+    ``max_seconds`` (None: no limit) is refused from its header, before decoding.
     With ``require_speech`` the clip must rise above the silence floor;
     ``min_duration`` (seconds) rejects shorter clips.
     """
-    samples, rate = _decode_source(source, sample_rate)
-    _check_rate(rate)
     _check_rate(target_rate)
-    mono = to_mono(samples)
+    rate, blocks = _open_source(source, sample_rate, max_seconds)
+    _check_rate(rate)
+    level = _Level()
+    mono = _joined(_resampled(level.watch(blocks, rate, max_seconds), rate, target_rate))
     if mono.size == 0:
         raise EmptyAudio("the audio has no samples; record or pass a clip with sound in it")
-    if not np.all(np.isfinite(mono)):
-        bad = int(np.count_nonzero(~np.isfinite(mono)))
-        raise NonFiniteAudio(
-            f"the audio has {bad} NaN or infinite samples; fix the producer or replace them "
-            "(e.g. numpy.nan_to_num) before passing it in"
-        )
-    mono = resample(mono, rate, target_rate)
+    if level.peak > 1.0:
+        mono /= np.float32(level.peak)
     audio = Audio(np.ascontiguousarray(mono, dtype=np.float32), target_rate)
     validate(audio, require_speech=require_speech, min_duration=min_duration)
     return audio
+
+
+class _Level:
+    """Checks decoded blocks as they pass: finite, within the float headroom, not over
+    the duration cap (a header can lie); keeps the peak."""
+
+    peak = 0.0
+
+    def watch(
+        self, blocks: Iterable[np.ndarray], rate: int, max_seconds: float | None
+    ) -> Iterator[np.ndarray]:
+        frames = 0
+        for block in blocks:
+            if not np.all(np.isfinite(block)):
+                bad = int(np.count_nonzero(~np.isfinite(block)))
+                raise NonFiniteAudio(
+                    f"the audio has NaN or infinite samples ({bad} in one block); fix the "
+                    "producer or replace them (e.g. numpy.nan_to_num) before passing it in"
+                )
+            if block.size:
+                self.peak = max(self.peak, float(np.max(np.abs(block))))
+            if self.peak > FLOAT_HEADROOM:
+                raise OutOfRangeAudio(
+                    f"float samples reach {self.peak:.4g}, but full scale is 1.0: the audio "
+                    "was written at another scale (e.g. integer values stored as floats). "
+                    "Divide the samples by their full scale (32768 for 16-bit) and pass "
+                    "them again"
+                )
+            frames += len(block)
+            _check_duration(frames / rate, max_seconds)
+            yield to_mono(block)
+
+
+def _check_duration(seconds: float, max_seconds: float | None) -> None:
+    if max_seconds is not None and seconds > max_seconds:
+        raise AudioTooLong(
+            f"the recording lasts {_clock(seconds)} or more, over the limit of "
+            f"{_clock(max_seconds)}; split it (e.g. ffmpeg -i in.wav -f segment "
+            f"-segment_time {int(max_seconds)} part%03d.wav) and pass the parts"
+        )
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}"
 
 
 def validate(audio: Audio, *, require_speech: bool = False, min_duration: float = 0.0) -> None:
@@ -122,10 +180,12 @@ def validate(audio: Audio, *, require_speech: bool = False, min_duration: float 
 def peak_frame_dbfs(audio: Audio, frame_seconds: float = 0.03) -> float:
     """Level of the loudest frame in dBFS (RMS over ``frame_seconds`` frames)."""
     frame = max(1, int(frame_seconds * audio.sample_rate))
-    x = audio.samples.astype(np.float64)
+    x = audio.samples
     n = len(x) // frame
     frames = x[: n * frame].reshape(n, frame) if n else x[None, :]
-    rms = float(np.sqrt(np.max(np.mean(frames**2, axis=1))))
+    # sums of squares in float64 without a float64 copy of a long recording
+    power = np.einsum("ij,ij->i", frames, frames, dtype=np.float64) / frames.shape[1]
+    rms = float(np.sqrt(np.max(power)))
     return 20 * math.log10(rms) if rms > 0 else -math.inf
 
 
@@ -143,11 +203,42 @@ def to_mono(samples: np.ndarray) -> np.ndarray:
 
 def resample(samples: np.ndarray, rate: int, target_rate: int) -> np.ndarray:
     """Polyphase resampling from ``rate`` to ``target_rate`` (exact rational ratio)."""
+    return _joined(_resampled([samples], rate, target_rate))
+
+
+def _joined(chunks: Iterable[np.ndarray]) -> np.ndarray:
+    parts = list(chunks)
+    return np.concatenate(parts) if parts else np.zeros(0, np.float32)
+
+
+def _resampled(blocks: Iterable[np.ndarray], rate: int, target_rate: int) -> Iterator[np.ndarray]:
+    """:func:`scipy.signal.resample_poly` of the blocks joined, computed block by block:
+    each output sample is produced once every input sample its filter reaches has
+    arrived, from a buffer that holds only those inputs."""
     if rate == target_rate:
-        return samples
+        yield from (np.asarray(b, np.float32) for b in blocks)
+        return
     g = math.gcd(rate, target_rate)
-    out = resample_poly(samples.astype(np.float64), target_rate // g, rate // g)
-    return np.asarray(out, dtype=np.float32)
+    up, down = target_rate // g, rate // g
+    half = 10 * max(up, down)  # resample_poly's filter half-length, in upsampled samples
+    buf, offset, done = np.zeros(0), 0, 0  # offset: index of buf[0], a multiple of down
+
+    def outputs(stop: int) -> np.ndarray:
+        y = resample_poly(buf, up, down)
+        base = offset * up // down
+        return np.asarray(y[done - base : stop - base], np.float32)
+
+    for block in blocks:
+        buf = np.concatenate([buf, np.asarray(block, np.float64)])
+        ready = ((offset + len(buf) - 1) * up - half) // down + 1
+        if ready - done < BLOCK_FRAMES * up // down:
+            continue
+        yield outputs(ready)
+        done = ready
+        keep = max(offset, ((done * down - half) // up - 1) // down * down)
+        buf, offset = buf[keep - offset :], keep
+    if len(buf):
+        yield outputs(-(-(offset + len(buf)) * up // down))
 
 
 def slice_audio(audio: Audio, start: float, end: float) -> Audio:
@@ -209,28 +300,34 @@ def _check_rate(rate: object) -> None:
         )
 
 
-def _decode_source(source: AudioSource, sample_rate: int | None) -> tuple[np.ndarray, int]:
+def _open_source(
+    source: AudioSource, sample_rate: int | None, max_seconds: float | None
+) -> tuple[int, Iterable[np.ndarray]]:
+    """The source's sample rate and its (frames, channels) float blocks, after its
+    length was checked against ``max_seconds``."""
     if isinstance(source, Audio):
-        return source.samples, source.sample_rate
+        sample_rate, source = source.sample_rate, source.samples
     if isinstance(source, np.ndarray):
         if sample_rate is None:
             raise UnsupportedSampleRate(
                 "an array of samples needs its sample rate: load_audio(array, sample_rate=...)"
             )
-        return _array_samples(source), sample_rate
+        _check_rate(sample_rate)
+        x = _array_samples(source)
+        _check_duration(len(x) / sample_rate, max_seconds)
+        return sample_rate, [x]
     if isinstance(source, bytes | bytearray | memoryview):
         data = bytes(source)
         if not data:
             raise EmptyAudio("the audio bytes are empty; pass the encoded file's contents")
-        return _decode_bytes(data, hint=None)
+        return _open_encoded(io.BytesIO(data), data, None, max_seconds)
     if isinstance(source, str | os.PathLike):
         path = Path(source)
         if not path.is_file():
             raise UnreadableAudio(f"no audio file at {str(path)!r}; check the path")
-        data = path.read_bytes()
-        if not data:
+        if path.stat().st_size == 0:
             raise EmptyAudio(f"{str(path)!r} is an empty file; re-record or re-export it")
-        return _decode_bytes(data, hint=path)
+        return _open_encoded(path, None, path, max_seconds)
     raise TypeError(
         f"cannot read audio from a {type(source).__name__}; pass a path, bytes, a numpy array "
         "or an Audio"
@@ -253,16 +350,32 @@ def _array_samples(array: np.ndarray) -> np.ndarray:
     )
 
 
-def _decode_bytes(data: bytes, hint: Path | None) -> tuple[np.ndarray, int]:
+def _open_encoded(
+    file: Path | io.BytesIO, data: bytes | None, hint: Path | None, max_seconds: float | None
+) -> tuple[int, Iterable[np.ndarray]]:
     try:
-        samples, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
-        return samples, int(rate)
+        sound = sf.SoundFile(file)
     except (sf.LibsndfileError, RuntimeError, TypeError, ValueError):
-        pass
-    return _decode_with_ffmpeg(data, hint)
+        return _decode_with_ffmpeg(data, hint, max_seconds)
+    if sound.frames > 0:
+        _check_duration(sound.frames / sound.samplerate, max_seconds)
+    return int(sound.samplerate), _sound_blocks(sound)
 
 
-def _decode_with_ffmpeg(data: bytes, hint: Path | None) -> tuple[np.ndarray, int]:
+def _sound_blocks(sound: sf.SoundFile) -> Iterator[np.ndarray]:
+    with sound:
+        try:
+            yield from sound.blocks(BLOCK_FRAMES, dtype="float32", always_2d=True)
+        except (sf.LibsndfileError, RuntimeError) as exc:
+            raise UnreadableAudio(
+                f"the audio stops being readable part way ({exc}); the file may be corrupt "
+                "or truncated: re-export it"
+            ) from exc
+
+
+def _decode_with_ffmpeg(
+    data: bytes | None, hint: Path | None, max_seconds: float | None
+) -> tuple[int, Iterable[np.ndarray]]:
     what = repr(str(hint)) if hint else "the audio bytes"
     ffmpeg = shutil.which("ffmpeg")
     if ffmpeg is None:
@@ -270,29 +383,19 @@ def _decode_with_ffmpeg(data: bytes, hint: Path | None) -> tuple[np.ndarray, int
             f"{what} are not wav/flac/ogg/mp3 and ffmpeg is not installed to read other "
             "formats; install ffmpeg (apt-get install ffmpeg) or convert to wav"
         )
-    suffix = hint.suffix if hint else ""
     with tempfile.TemporaryDirectory(prefix="voxmem-decode-") as tmp:
-        src = Path(tmp) / f"input{suffix}"
-        src.write_bytes(data)
+        src = hint
+        if data is not None:
+            src = Path(tmp) / "input"
+            src.write_bytes(data)
+        assert src is not None
+        _check_duration(_probed_seconds(src), max_seconds)
+        # -t: a header that understates the length still stops decoding past the cap
+        limit = ["-t", str(max_seconds + 1)] if max_seconds is not None else []
+        out = ["-map", "0:a:0", "-f", "f32le", "-ac", "1", "-ar", str(TARGET_RATE), "pipe:1"]
+        quiet = ["-nostdin", "-hide_banner", "-loglevel", "error"]
         probe = subprocess.run(
-            [
-                ffmpeg,
-                "-nostdin",
-                "-hide_banner",
-                "-loglevel",
-                "error",
-                "-i",
-                str(src),
-                "-map",
-                "0:a:0",
-                "-f",
-                "f32le",
-                "-ac",
-                "1",
-                "-ar",
-                str(TARGET_RATE),
-                "pipe:1",
-            ],
+            [ffmpeg, *quiet, "-i", str(src), *limit, *out],
             capture_output=True,
             check=False,
             timeout=600,
@@ -308,5 +411,24 @@ def _decode_with_ffmpeg(data: bytes, hint: Path | None) -> tuple[np.ndarray, int
             f"{what} could not be decoded as audio ({reason}); the file may be corrupt or "
             "truncated. Supported: wav, flac, ogg, mp3, m4a and anything ffmpeg reads"
         )
-    samples = np.frombuffer(probe.stdout, dtype="<f4").astype(np.float32)
-    return samples[:, None], TARGET_RATE
+    samples = np.frombuffer(probe.stdout, dtype="<f4")
+    return TARGET_RATE, [samples[:, None]]
+
+
+def _probed_seconds(path: Path) -> float:
+    """The duration the container declares (0 when it declares none or ffprobe is
+    missing)."""
+    ffprobe = shutil.which("ffprobe")
+    if ffprobe is None:
+        return 0.0
+    out = subprocess.run(
+        [ffprobe, "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    try:
+        return float(out.stdout.strip())
+    except ValueError:
+        return 0.0

@@ -42,6 +42,18 @@ class UnsupportedSampleRate(InvalidAudio):
     """A sample rate that is missing, not a positive integer, or outside the plausible range."""
 
 
+class AudioTooLong(InvalidAudio):
+    """A recording longer than the accepted maximum (refused from its header)."""
+
+
+class OutOfRangeAudio(InvalidAudio):
+    """Float samples far beyond full scale: the audio was written at another scale."""
+
+
+class NoSpeech(InvalidAudio):
+    """Audio with sound but no speech in it (noise, a tone, a click), where turns are needed."""
+
+
 # --- models and settings -----------------------------------------------------
 
 
