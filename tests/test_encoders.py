@@ -164,13 +164,54 @@ def test_unknown_backends_are_refused(
         getattr(factory, builder)(wrong)
 
 
-def test_a_known_backend_without_an_implementation_names_the_default(settings: Settings) -> None:
-    """e5 weights resolve (a registry package ships them) but no text encoder uses them."""
+@pytest.mark.models
+def test_e5_loads_through_the_factory_and_ranks_by_meaning(settings: Settings) -> None:
+    """Every text backend doctor lists is one the memory can use."""
     from voxmem.memory.encoders.factory import text_encoder
+    from voxmem.memory.encoders.text import E5Encoder
 
-    e5 = settings.model_copy(update={"text": settings.text.model_copy(update={"backend": "e5"})})
-    with pytest.raises(ModelUnavailable, match=r"'e5' has no implementation.*TEXT__BACKEND=minilm"):
-        text_encoder(e5)
+    e5 = text_encoder(
+        settings.model_copy(update={"text": settings.text.model_copy(update={"backend": "e5"})})
+    )
+    assert isinstance(e5, E5Encoder) and e5.dim == 384
+    q = e5.queries(["when is the budget meeting"])
+    p = e5.passages(["the budget meeting moved to Thursday", "it will rain all weekend"])
+    assert p.shape == (2, 384)
+    np.testing.assert_allclose(np.linalg.norm(p, axis=1), 1.0, atol=1e-4)
+    scores = (q @ p.T)[0]
+    assert scores[0] > scores[1]
+    # e5 encodes a question and a passage differently (its prefixes)
+    assert not np.allclose(e5.queries(["budget"]), e5.passages(["budget"]))
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("kind", ["noise", "tone", "ten milliseconds"])
+def test_audio_without_speech_gives_no_turns_or_a_typed_error(
+    settings: Settings, kind: str
+) -> None:
+    from voxmem.errors import NoSpeech
+    from voxmem.memory.encoders import factory
+    from voxmem.memory.encoders.fake import FakeTextEncoder, FakeTranscriber
+    from voxmem.memory.perception import Perception
+
+    rng = np.random.default_rng(0)
+    clip = {
+        "noise": Audio((0.3 * rng.standard_normal(48_000)).astype(np.float32)),
+        "tone": _tone(440, 3.0),
+        "ten milliseconds": Audio((0.3 * rng.standard_normal(160)).astype(np.float32)),
+    }[kind]
+    speaker = FakeAudioEncoder("fake-speaker")
+    perception = Perception(
+        factory.diarizer(settings),
+        FakeTranscriber("never heard"),
+        speaker,
+        speaker,
+        speaker,
+        FakeTextEncoder(),
+    )
+    assert perception.perceive(clip) == []
+    with pytest.raises(NoSpeech, match=r"no speech found .*nothing was stored"):
+        perception.perceive(clip, require_speech=True)
 
 
 @pytest.mark.models

