@@ -68,6 +68,8 @@ MODEL_LIBRARIES = (
 )
 #: documents done before the throughput and the estimate are printed
 ESTIMATE_AFTER = 3
+#: segments listed at a time when a stored memory is read back
+PAGE = 5000
 LISTED = 20
 
 
@@ -374,8 +376,11 @@ def _stored_recordings(memory: AudioMemory) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     if TENANT not in memory.tenants():
         return out
-    for s in memory.list(TENANT, limit=-1):
-        out.setdefault(s.recording_id, []).append(s.id)
+    offset = 0
+    while page := memory.list(TENANT, limit=PAGE, offset=offset):
+        for s in page:
+            out.setdefault(s.recording_id, []).append(s.id)
+        offset += len(page)
     return out
 
 
