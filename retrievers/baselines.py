@@ -25,6 +25,7 @@ import numpy as np
 
 from voxmem.memory.records import Segment
 from voxmem.memory.store import AudioMemory
+from voxmem.retrievers import lexical
 from voxmem.retrievers.recall import (
     RecallResult,
     Reference,
@@ -35,7 +36,6 @@ from voxmem.retrievers.recall import (
 )
 
 ALL = 20_000
-BM25_K1, BM25_B = 0.9, 0.4
 TWO_STAGE_TOP = 25
 
 
@@ -80,45 +80,9 @@ def random_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[Retrie
     return _ranked(segs, rng.random(len(segs)))
 
 
-_BM25_POOL: dict[int, tuple[list[Segment], Any]] = {}
-
-
-def _bm25_index(segs: list[Segment], cache: bool) -> Any:
-    """A Lucene-style BM25 index of the transcripts; a caller's pool is indexed once."""
-    import bm25s
-    import Stemmer
-
-    if cache and id(segs) in _BM25_POOL and _BM25_POOL[id(segs)][0] is segs:
-        return _BM25_POOL[id(segs)][1]
-    corpus = bm25s.tokenize(
-        [s.transcript for s in segs],
-        stopwords="en",
-        stemmer=Stemmer.Stemmer("english"),
-        show_progress=False,
-    )
-    index = bm25s.BM25(k1=BM25_K1, b=BM25_B, method="lucene")
-    index.index(corpus, show_progress=False)
-    if cache:
-        _BM25_POOL.clear()
-        _BM25_POOL[id(segs)] = (segs, index)
-    return index
-
-
 def bm25_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[RetrievedTurn]:
-    import bm25s
-    import Stemmer
-
     segs = _all(memory, tenant, query)
-    if not segs:
-        return []
-    index = _bm25_index(segs, cache=query.pool is not None)
-    q = bm25s.tokenize(
-        [query.words()], stopwords="en", stemmer=Stemmer.Stemmer("english"), show_progress=False
-    )
-    if not q.vocab:
-        return _ranked(segs, np.zeros(len(segs)))
-    scores = index.get_scores([w for w in q.vocab if w])
-    return _ranked(segs, np.asarray(scores, dtype=np.float64))
+    return _ranked(segs, lexical.scores(segs, query.words(), cache=query.pool is not None))
 
 
 def dense_ranker(memory: AudioMemory, tenant: str, query: Query) -> list[RetrievedTurn]:

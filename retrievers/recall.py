@@ -10,8 +10,11 @@ stored vectors, each attribute's scores are z-normalised over the candidates,
 and they are fused so that required constraints dominate: the fused score is
 the mean of the attribute scores plus their minimum, so a turn that fails any
 one constraint cannot outrank one that meets them all on the same footing.
-Target values (``sad``, ``rain``) are scored from the stored labels; style is also
-judged against each speaker's own habits (their baseline) once the memory knows them.
+Content is judged on two kinds of evidence, fused into its one score: the text
+vectors' cosine and BM25 over the transcripts (an exact rare word survives noise
+that moves a vector). Target values (``sad``, ``rain``) are scored from the stored
+labels; style is also judged against each speaker's own habits (their baseline)
+once the memory knows them.
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from voxmem.audio import Audio, AudioSource, load_audio
+from voxmem.audio import Audio, AudioSource
 from voxmem.memory.records import Segment, UnknownSpeaker
 from voxmem.memory.store import AudioMemory
+from voxmem.retrievers import lexical
 from voxmem.retrievers.instruction import InstructionParser
 from voxmem.retrievers.plan import ATTRIBUTES, RetrievalPlan
+from voxmem.retrievers.reference import Reference
 from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS
 
 #: how much wider the unfiltered search is when a role filter is applied afterwards
@@ -48,6 +53,10 @@ class FusionParams:
     #: style (target or same) is also judged against the speaker's own habits once the
     #: memory holds this many of their turns (0 turns it off)
     baseline_turns: int = 3
+    #: weight of lexical evidence (BM25 over transcripts) in the content score, against
+    #: the text vectors' cosine, each z-normalised over the candidates (0: vectors only).
+    #: Tuned on a dev set of its own (``python -m voxmem.benchmarks.fusion_dev``)
+    lexical_weight: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -55,10 +64,14 @@ class Evidence:
     """How one attribute of the plan was judged for one turn."""
 
     attribute: str
-    how: str  # "vector" (cosine to the query) or "label" (stored label score)
+    #: "vector" (cosine to the query), "label" (stored label score) or "vector+lexical"
+    #: (content: text cosine and BM25 over the transcript, fused)
+    how: str
     raw: float
     z: float
     matched: bool
+    #: the fused evidence's parts, raw: {"vector": cosine, "lexical": BM25 score}
+    parts: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -83,42 +96,6 @@ class RecallResult:
     plan: RetrievalPlan
     turns: list[RetrievedTurn]
     documents: list[RetrievedDocument] = field(default_factory=list)
-
-
-@dataclass
-class Reference:
-    """What the memory's encoders see in a reference clip."""
-
-    audio: Audio
-    vectors: dict[str, np.ndarray]
-    transcript: str
-
-    @classmethod
-    def encode(
-        cls,
-        memory: AudioMemory,
-        clip: AudioSource | Audio,
-        sample_rate: int | None = None,
-        transcribe: bool = True,
-        spaces: Sequence[str] = ("speaker", "style", "environment"),
-    ) -> Reference:
-        """Encode ``clip`` in ``spaces`` only; ASR (most of the cost) only with
-        ``transcribe``, which plans that match the reference's own words need."""
-        audio = load_audio(clip, sample_rate=sample_rate, require_speech=True)
-        p = memory.perception
-        encoders = {"speaker": p.speaker, "style": p.style, "environment": p.environment}
-        vectors = {}
-        for space in spaces:
-            if space == "style" and hasattr(p.style, "features") and hasattr(p.style, "vectors"):
-                # the raw functionals too, to judge the clip against its speaker's habits
-                raw = p.style.features([audio])
-                vectors["style"], vectors["style_raw"] = p.style.vectors(raw)[0], raw[0]
-            elif space in encoders:
-                vectors[space] = encoders[space].embed([audio])[0]
-        transcript = p.transcriber.transcribe(audio).text if transcribe else ""
-        if transcribe:
-            vectors["text"] = p.text.passages([transcript])[0]
-        return cls(audio, vectors, transcript)
 
 
 _PARSER = InstructionParser()
@@ -255,6 +232,15 @@ def recall(
                 [float(s.vectors[space] @ vec) if space in s.vectors else -1.0 for s in cands]
             ),
         )
+    parts: dict[str, dict[str, np.ndarray]] = {}
+    words = _content_text(plan, ref)
+    if "content" in columns and words and params.lexical_weight > 0:
+        dense = columns["content"][1]
+        lex = _lexical_scores(cands, words, pool)
+        if float(lex.std()) > 1e-9:
+            w = params.lexical_weight
+            columns["content"] = ("vector+lexical", (1 - w) * _z(dense) + w * _z(lex))
+            parts["content"] = {"vector": dense, "lexical": lex}
     if "style" in columns and ref is not None and pool is None and params.baseline_turns > 0:
         columns["style"] = (
             "vector",
@@ -266,7 +252,7 @@ def recall(
             scores = _with_relative_style(memory, tenant, cands, value or "", scores, params)
         columns[attr] = ("label", scores)
 
-    turns = _fuse(cands, columns, params)
+    turns = _fuse(cands, columns, params, parts)
     turns.sort(key=lambda t: (-t.score, t.segment.created_at, t.segment.start))
     if plan.time.order is not None:
         turns = _in_time_order(turns, plan.time.order)
@@ -331,17 +317,34 @@ def _query_vectors(
     memory: AudioMemory, tenant: str, plan: RetrievalPlan, ref: Reference | None
 ) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
-    text = memory.perception.text
-    if plan.content_from_reference and ref is not None and ref.transcript:
-        out["text"] = text.queries([ref.transcript])[0]
-    elif plan.content:
-        out["text"] = text.queries([plan.content])[0]
+    words = _content_text(plan, ref)
+    if words:
+        out["text"] = memory.perception.text.queries([words])[0]
     if plan.speaker.mode == "same" and ref is not None:
         out["speaker"] = ref.vectors["speaker"]
     for attr in ("style", "environment"):
         if plan.constraint(attr).mode == "same" and ref is not None:
             out[attr] = ref.vectors[attr]
     return out
+
+
+def _content_text(plan: RetrievalPlan, ref: Reference | None) -> str | None:
+    """The words content is matched on: the reference's own when the plan takes them."""
+    if plan.content_from_reference and ref is not None and ref.transcript:
+        return ref.transcript
+    return plan.content or None
+
+
+def _lexical_scores(
+    cands: Sequence[Segment], words: str, pool: Sequence[Segment] | None
+) -> np.ndarray:
+    """BM25 of each candidate's transcript for ``words``: over the whole pool (indexed
+    once) when one is given, else over the candidates the searches found."""
+    if pool is None:
+        return lexical.scores(cands, words)
+    every = lexical.scores(pool, words, cache=True)
+    at = {id(s): i for i, s in enumerate(pool)}
+    return every[[at[id(s)] for s in cands]]
 
 
 def _label_score(seg: Segment, attr: str, value: str) -> float:
@@ -420,15 +423,21 @@ def _with_relative_style(
     return out
 
 
+def _z(raw: np.ndarray) -> np.ndarray:
+    sd = float(raw.std())
+    return (raw - raw.mean()) / sd if sd > 1e-9 else np.zeros_like(raw)
+
+
 def _fuse(
-    cands: list[Segment], columns: Mapping[str, tuple[str, np.ndarray]], params: FusionParams
+    cands: list[Segment],
+    columns: Mapping[str, tuple[str, np.ndarray]],
+    params: FusionParams,
+    parts: Mapping[str, Mapping[str, np.ndarray]] | None = None,
 ) -> list[RetrievedTurn]:
     if not columns:
         return [RetrievedTurn(s, 0.0) for s in cands]
-    zs = {}
-    for attr, (_, raw) in columns.items():
-        sd = float(raw.std())
-        zs[attr] = (raw - raw.mean()) / sd if sd > 1e-9 else np.zeros_like(raw)
+    parts = parts or {}
+    zs = {attr: _z(raw) for attr, (_, raw) in columns.items()}
     stack = np.stack(list(zs.values()))
     fused = stack.mean(axis=0) + (params.min_weight * stack.min(axis=0) if len(zs) > 1 else 0)
     out = []
@@ -440,6 +449,7 @@ def _fuse(
                 float(columns[a][1][i]),
                 float(zs[a][i]),
                 bool(zs[a][i] >= params.matched_z),
+                {name: float(v[i]) for name, v in parts.get(a, {}).items()},
             )
             for a in columns
         }

@@ -199,7 +199,6 @@ def test_every_baseline_ranks_the_same_memory(memory: AudioMemory) -> None:
 def test_recall_ranks_a_given_pool_without_the_index(memory: AudioMemory) -> None:
     """SQuTR's text corpus: items handed to recall are scored, nothing is searched, and an
     unknown tenant is no error because no stored turn is read."""
-    from voxmem.memory.records import Segment
     from voxmem.retrievers.baselines import Query, retrieve
 
     texts = [
@@ -207,11 +206,7 @@ def test_recall_ranks_a_given_pool_without_the_index(memory: AudioMemory) -> Non
         "the budget report is late",
         "rain all weekend at the lake",
     ]
-    vecs = memory.perception.text.passages(texts)
-    pool = [
-        Segment(f"p{i}", "corpus", "corpus", f"p{i}", 0.0, 0.0, transcript=t, vectors={"text": v})
-        for i, (t, v) in enumerate(zip(texts, vecs, strict=True))
-    ]
+    pool = _pool(memory, texts)
     result = recall(memory, "nobody", "what was said about the budget report", pool=pool, k=3)
     assert result.turns[0].segment.id == "p1"
     assert {t.segment.id for t in result.turns} == {"p0", "p1", "p2"}
@@ -324,3 +319,158 @@ def test_style_baselines_follow_writes_from_this_and_other_threads(memory: Audio
     writer.start()
     writer.join()
     assert sorted(float(b[0]) for b in memory.style_baselines("t").values()) == [10.0, 20.0, 30.0]
+
+
+# --- content: lexical and vector evidence fused ---------------------------------------
+
+#: turns full of the function words an ASR hears in noise; one says the rare word
+NOISY_ROOM = [
+    "and then the the rest of it was in the box",
+    "of the the one that was in the car",
+    "the the end of it and the rest of the week",
+    "it was the the best of the lot and then some",
+    "we talked with the supplier named quillfeather on monday",
+    "the train was late again this morning",
+]
+#: a spoken question heard through noise: garbled into function words, the name heard right
+NOISY_QUERY = "and the the of it was the the quillfeather in the"
+SPOKEN = "find the passage that answers this spoken question"
+
+
+def _pool(memory: AudioMemory, texts: list[str]) -> list:
+    from voxmem.memory.records import Segment
+
+    vecs = memory.perception.text.passages(texts)
+    return [
+        Segment(f"p{i}", "corpus", "corpus", f"p{i}", 0.0, 0.0, transcript=t, vectors={"text": v})
+        for i, (t, v) in enumerate(zip(texts, vecs, strict=True))
+    ]
+
+
+def test_content_evidence_fuses_words_and_vectors(memory: AudioMemory) -> None:
+    from voxmem.retrievers.recall import FusionParams
+
+    v = _voice(memory, 1)
+    memory.add_segments(
+        [_turn(memory, t, v, 20 + i) for i, t in enumerate(NOISY_ROOM)], tenant="t", session="s"
+    )
+    ref = Reference(tone(500), {}, NOISY_QUERY)
+    fused = recall(memory, "t", SPOKEN, reference=ref, k=10)
+    dense = recall(
+        memory, "t", SPOKEN, reference=ref, k=10, params=FusionParams(lexical_weight=0.0)
+    )
+    assert fused.plan.content_from_reference
+    rare = "we talked with the supplier named quillfeather on monday"
+    # the vectors alone are pulled to the everyday words; the rare word wins with BM25
+    assert dense.turns[0].segment.transcript != rare
+    assert fused.turns[0].segment.transcript == rare
+    ev = fused.turns[0].evidence["content"]
+    assert ev.how == "vector+lexical" and ev.matched
+    assert set(ev.parts) == {"vector", "lexical"} and ev.parts["lexical"] > 0
+    train = next(t for t in fused.turns if "train" in t.segment.transcript)
+    assert train.evidence["content"].parts["lexical"] == 0.0  # no query word in it
+    assert dense.turns[0].evidence["content"].how == "vector"
+    assert dense.turns[0].evidence["content"].parts == {}
+
+
+def test_a_pool_gets_lexical_evidence_from_the_whole_pool(memory: AudioMemory) -> None:
+    from voxmem.retrievers.baselines import Query, retrieve
+
+    pool = _pool(memory, NOISY_ROOM)
+    # the spoken question's words are the content (a reference's transcript)
+    ref = Reference(tone(500), {}, NOISY_QUERY)
+    result = recall(
+        memory,
+        "nobody",
+        SPOKEN,
+        reference=ref,
+        pool=pool,
+        k=3,
+    )
+    assert result.plan.content_from_reference
+    assert result.turns[0].segment.id == "p4"
+    assert result.turns[0].evidence["content"].how == "vector+lexical"
+    bm25 = retrieve("bm25", memory, "nobody", Query("x", text=NOISY_QUERY, pool=pool), k=1)
+    assert bm25[0].segment.id == "p4"
+    # the same BM25 scores as the baseline's, over the same pool
+    assert result.turns[0].evidence["content"].parts["lexical"] == pytest.approx(bm25[0].score)
+
+
+def test_no_shared_word_leaves_content_to_the_vectors(memory: AudioMemory) -> None:
+    pool = _pool(memory, ["the budget report is late", "rain all weekend at the lake"])
+    result = recall(memory, "nobody", "what was said about finances", pool=pool, k=2)
+    assert all(t.evidence["content"].how == "vector" for t in result.turns)
+
+
+# --- reference clips: encoded once per clip --------------------------------------------
+
+
+class _Counting:
+    """Wraps an encoder and counts the clips it embeds."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner, self.calls = inner, 0
+
+    def embed(self, clips: list[Audio]) -> np.ndarray:
+        self.calls += len(clips)
+        return self.inner.embed(clips)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+def test_reference_encodings_are_cached_by_clip(memory: AudioMemory) -> None:
+    from voxmem.retrievers.reference import CACHE, EncodingCache
+
+    CACHE.clear()
+    speaker = memory.perception.speaker = _Counting(memory.perception.speaker)  # type: ignore[assignment]
+    a1 = Reference.encode(memory, tone(440, 2.0), transcribe=False, spaces=["speaker"])
+    a2 = Reference.encode(memory, tone(440, 2.0), transcribe=False, spaces=["speaker"])
+    assert speaker.calls == 1  # the same samples: encoded once
+    np.testing.assert_array_equal(a1.vectors["speaker"], a2.vectors["speaker"])
+    with pytest.raises(ValueError):
+        a1.vectors["speaker"][0] = 1.0  # shared, so read-only
+    b = Reference.encode(memory, tone(660, 2.0), transcribe=False, spaces=["speaker"])
+    assert speaker.calls == 2 and not np.allclose(b.vectors["speaker"], a1.vectors["speaker"])
+    # more spaces later: only the missing ones are encoded, words only when asked
+    full = Reference.encode(memory, tone(440, 2.0))
+    assert speaker.calls == 2
+    assert set(full.vectors) >= {"speaker", "style", "environment", "text"}
+    fresh = Reference.encode(memory, tone(440, 2.0), transcribe=True, spaces=["speaker"])
+    assert set(fresh.vectors) == {"speaker", "text"}
+    assert full.transcript == memory.perception.transcriber.transcribe(tone(440, 2.0)).text
+    # another set of encoders never reads this one's entries
+    other = open_fake(memory.settings.data_dir.parent / "other")
+    other.perception.speaker = _Counting(other.perception.speaker)  # type: ignore[assignment]
+    Reference.encode(other, tone(440, 2.0), transcribe=False, spaces=["speaker"])
+    assert other.perception.speaker.calls == 1  # type: ignore[attr-defined]
+    other.close()
+    # bounded: the least recently used clip goes first
+    small = EncodingCache(size=2)
+    p = memory.perception
+    first = small.entry(p, tone(100))
+    small.entry(p, tone(200))
+    assert small.entry(p, tone(100)) is first
+    small.entry(p, tone(300))
+    assert len(small) == 2 and small.entry(p, tone(100)) is first  # 200 was evicted
+    assert small.entry(p, tone(200)) is not small.entry(p, tone(300))
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("language", ["en", None])
+def test_short_reference_decode_hears_real_speech(language: str | None) -> None:
+    """The short decode on the shipped whisper (English set, or detected): the words of
+    a real LibriVox sentence."""
+    import re
+
+    from voxmem.audio import load_audio
+    from voxmem.memory.encoders import factory
+    from voxmem.retrievers.reference import transcribe_reference
+    from voxmem.settings import Settings
+
+    transcriber = factory.transcriber(Settings(asr={"language": language}))
+    clip = load_audio(
+        "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
+    )
+    words = re.findall(r"[a-z]+", transcribe_reference(transcriber, clip).lower())
+    assert {"he", "was", "not", "young", "man"} <= set(words)

@@ -1,0 +1,184 @@
+"""Reference clips ("more from this voice", "what comes next in this conversation").
+
+A clip is encoded with the memory's own encoders, only in the spaces a plan compares
+it in, and transcribed only when the plan takes its words. Encodings are cached by a
+hash of the clip's samples (a bounded LRU per set of encoders), so asking several
+things about one clip encodes it once. The transcript comes from a short decode:
+whisper's encoder is run on the clip's own length (plus a margin, at least 5 s)
+rather than a 30 s window, greedy, without timestamps, in the configured language,
+on the first ``REFERENCE_SECONDS`` of the clip; a decode that runs away (hits its
+length cap) falls back to the transcriber's full decode.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from voxmem.audio import Audio, AudioSource, load_audio
+from voxmem.memory.store import AudioMemory
+
+#: encodings kept (one entry per clip and set of encoders)
+CACHE_SIZE = 64
+#: seconds of a reference clip that are transcribed
+REFERENCE_SECONDS = 15.0
+#: whisper frames (10 ms) added after the clip, and the fewest the encoder sees: shorter
+#: windows made whisper repeat itself on some clips
+MARGIN_FRAMES, MIN_FRAMES, MAX_FRAMES = 100, 500, 3000
+#: token cap of the short decode: generous for speech, hit only by a runaway decode
+TOKENS_PER_SECOND, EXTRA_TOKENS = 8, 16
+
+
+@dataclass
+class Reference:
+    """What the memory's encoders see in a reference clip."""
+
+    audio: Audio
+    vectors: dict[str, np.ndarray]
+    transcript: str
+
+    @classmethod
+    def encode(
+        cls,
+        memory: AudioMemory,
+        clip: AudioSource | Audio,
+        sample_rate: int | None = None,
+        transcribe: bool = True,
+        spaces: Sequence[str] = ("speaker", "style", "environment"),
+    ) -> Reference:
+        """Encode ``clip`` in ``spaces`` only; ASR (most of the cost) only with
+        ``transcribe``, which plans that match the reference's own words need.
+        Whatever this clip already had encoded by the same encoders is reused."""
+        audio = load_audio(clip, sample_rate=sample_rate, require_speech=True)
+        p = memory.perception
+        entry = CACHE.entry(p, audio)
+        with entry.lock:
+            vectors = entry.vectors
+            encoders = {"speaker": p.speaker, "style": p.style, "environment": p.environment}
+            for space in spaces:
+                if space in vectors or space not in encoders:
+                    continue
+                if (
+                    space == "style"
+                    and hasattr(p.style, "features")
+                    and hasattr(p.style, "vectors")
+                ):
+                    # the raw functionals too, to judge the clip against its speaker's habits
+                    raw = p.style.features([audio])
+                    vectors["style_raw"] = _frozen(raw[0])
+                    vectors["style"] = _frozen(p.style.vectors(raw)[0])
+                else:
+                    vectors[space] = _frozen(encoders[space].embed([audio])[0])
+            if transcribe and entry.transcript is None:
+                entry.transcript = transcribe_reference(p.transcriber, audio)
+                vectors["text"] = _frozen(p.text.passages([entry.transcript])[0])
+            wanted = set(spaces) | ({"style_raw"} if "style" in spaces else set())
+            wanted |= {"text"} if transcribe else set()
+            return cls(
+                audio,
+                {k: v for k, v in vectors.items() if k in wanted},
+                entry.transcript or "" if transcribe else "",
+            )
+
+
+def _frozen(v: np.ndarray) -> np.ndarray:
+    """A cached vector is shared: callers may read it, never change it."""
+    v = np.array(v, copy=True)
+    v.setflags(write=False)
+    return v
+
+
+class _Entry:
+    def __init__(self, perception: Any) -> None:
+        self.owner = weakref.ref(perception)
+        self.vectors: dict[str, np.ndarray] = {}
+        self.transcript: str | None = None
+        self.lock = threading.Lock()
+
+
+class EncodingCache:
+    """Encodings of reference clips by (encoders, hash of the samples and rate), least
+    recently used first out. An entry is only ever read back for the very encoder set
+    (the same ``Perception`` object, still alive) that filled it."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self._entries: OrderedDict[tuple[int, str], _Entry] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(audio: Audio) -> str:
+        samples = np.ascontiguousarray(audio.samples, dtype=np.float32)
+        h = hashlib.blake2b(samples.tobytes(), digest_size=16)
+        h.update(str(audio.sample_rate).encode())
+        return h.hexdigest()
+
+    def entry(self, perception: Any, audio: Audio) -> _Entry:
+        key = (id(perception), self.key(audio))
+        with self._lock:
+            found = self._entries.get(key)
+            if found is None or found.owner() is not perception:
+                found = self._entries[key] = _Entry(perception)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+            return found
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+CACHE = EncodingCache()
+
+
+def transcribe_reference(transcriber: Any, audio: Audio) -> str:
+    """The words of a reference clip, by the short decode when the transcriber is
+    faster-whisper, else by its own ``transcribe``."""
+    model = getattr(transcriber, "_model", None)
+    if not all(hasattr(model, a) for a in ("feature_extractor", "hf_tokenizer", "model")):
+        return str(transcriber.transcribe(audio).text)
+    head = audio.samples[: int(REFERENCE_SECONDS * audio.sample_rate)]
+    text = _short_decode(model, np.ascontiguousarray(head, dtype=np.float32), transcriber)
+    if text is None:
+        return str(transcriber.transcribe(audio).text)
+    return text
+
+
+def _short_decode(model: Any, samples: np.ndarray, transcriber: Any) -> str | None:
+    """Greedy decode of whisper's encoder run on the clip's own length; None when the
+    decode hit its length cap (whisper looping on a short window)."""
+    import ctranslate2
+    from faster_whisper.tokenizer import Tokenizer
+
+    feats = model.feature_extractor(samples)
+    frames = min(MAX_FRAMES, max(feats.shape[1] + MARGIN_FRAMES, MIN_FRAMES))
+    feats = np.pad(feats, ((0, 0), (0, max(0, frames - feats.shape[1]))))[:, :frames]
+    encoded = model.model.encode(
+        ctranslate2.StorageView.from_array(np.ascontiguousarray(feats[None], dtype=np.float32))
+    )
+    language = getattr(transcriber, "language", None)
+    if language is None and model.model.is_multilingual:
+        language = model.model.detect_language(encoded)[0][0][0].strip("<|>")
+    tokenizer = Tokenizer(
+        model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=language
+    )
+    cap = int(TOKENS_PER_SECOND * len(samples) / 16_000) + EXTRA_TOKENS
+    prompt = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+    result = model.model.generate(
+        encoded, [prompt], beam_size=1, max_length=cap, suppress_blank=True, suppress_tokens=[-1]
+    )[0]
+    tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
+    if len(tokens) >= cap - len(prompt) - 1:
+        return None
+    return str(tokenizer.decode(tokens)).strip()
