@@ -447,7 +447,7 @@ def test_an_interrupted_ingest_resumes_where_it_stopped(tmp_path: Path, fakes: A
             raise Stop
 
     settings = _settings(tmp_path)
-    docs = [harness.Document(f"d{i}", _clip(200 + 40 * i)) for i in range(6)]
+    docs = _six_documents()
     fakes.diarizer = counting = _Counting(fakes.diarizer)
     with pytest.raises(Stop):
         # stopped after the third document was stored, before it was journaled
@@ -464,6 +464,66 @@ def test_an_interrupted_ingest_resumes_where_it_stopped(tmp_path: Path, fakes: A
     again = harness.ingest("t", docs, settings, fakes, Console(quiet=True))
     assert again.cached and counting.calls == 3
     again.memory.close()
+
+
+_KILLED_CHILD = """
+import sys, time
+from pathlib import Path
+from rich.console import Console
+from tests.test_retrieval_bench import _settings, _six_documents
+from voxmem.benchmarks.retrieval import harness
+from voxmem.memory.encoders.fake import fake_perception
+
+def stored(key):
+    print("STORED", key, flush=True)
+    if key >= "d2":
+        time.sleep(5)
+
+harness.ingest("t", _six_documents(), _settings(Path(sys.argv[1])), fake_perception("w"),
+               Console(quiet=True), after_store=stored)
+"""
+
+
+def _six_documents() -> list[Any]:
+    from voxmem.benchmarks.retrieval import harness
+
+    return [harness.Document(f"d{i}", _clip(200 + 40 * i)) for i in range(6)]
+
+
+def test_an_ingest_killed_mid_run_resumes_without_storing_twice(tmp_path: Path) -> None:
+    import signal
+
+    from rich.console import Console
+
+    from tests.conftest import ROOT
+    from voxmem.benchmarks.retrieval import harness
+    from voxmem.memory.encoders.fake import fake_perception
+
+    child = subprocess.Popen(
+        [str(VENV_BIN / "python"), "-c", _KILLED_CHILD, str(tmp_path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    try:
+        for line in child.stdout:
+            if line.strip() == "STORED d2":
+                child.send_signal(signal.SIGKILL)
+                break
+    finally:
+        child.kill()
+        child.wait(timeout=60)
+    assert child.returncode == -signal.SIGKILL
+    perception = fake_perception("w")
+    perception.diarizer = counting = _Counting(perception.diarizer)
+    store = harness.ingest(
+        "t", _six_documents(), _settings(tmp_path), perception, Console(quiet=True)
+    )
+    assert store.resumed == 3 and store.ingested == counting.calls == 3
+    assert sorted(store.doc_of.values()) == [f"d{i}" for i in range(6)]
+    assert {s.recording_id for s in store.memory.list("bench", limit=1000)} == set(store.doc_of)
+    store.memory.close()
 
 
 def test_ingest_prints_throughput_and_an_estimate(tmp_path: Path, fakes: Any) -> None:

@@ -451,7 +451,7 @@ def _ingest_all(
                 left = (total_bytes - store.ingested_bytes) / rate if rate > 0 else 0.0
                 console.print(
                     f"ingesting {store.name}: {n / elapsed:.2f} documents/s "
-                    f"({rate / 1e6:.2f} MB/s of audio); about {_clock(left)} left, "
+                    f"({rate / 1e3:.1f} kB/s of audio); about {_clock(left)} left, "
                     f"{_clock(elapsed + left)} in all"
                 )
             bar.advance(task)
