@@ -1,25 +1,41 @@
 """The catalog: the memory's source of truth, in SQLite (WAL mode).
 
-Every segment row, its vectors, speakers and recordings live here; the Chroma
-index is a rebuildable copy of the vectors. Writes take an immediate lock
-(``BEGIN IMMEDIATE``) and wait on a busy timeout, so concurrent writers from
-threads and processes queue rather than fail. Deleted rows are overwritten
-(``secure_delete``) and the WAL is truncated after a forget, so forgotten
-bytes do not linger in the files.
+Every segment row, its vectors, speakers, recordings and forget jobs live here;
+the index is a rebuildable copy of the vectors. This module holds every SQL
+statement of the memory's core (the LangGraph adapter keeps its own items
+table). Writes take an immediate lock (``BEGIN IMMEDIATE``) and wait on a busy
+timeout, so concurrent writers from threads and processes queue rather than
+fail. Deleted rows are overwritten (``secure_delete``) and the WAL is truncated
+after a forget, so forgotten bytes do not linger in the files.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from voxmem.memory.records import SchemaTooNew
+import numpy as np
 
-SCHEMA_VERSION = 2
+from voxmem.memory.protocols import ForgetJob, SegmentFilter
+from voxmem.memory.records import (
+    CatalogBusy,
+    MemoryClosed,
+    Recording,
+    SchemaTooNew,
+    Segment,
+    Speaker,
+    UnknownSpeaker,
+    Word,
+    WrongDimension,
+)
+
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 120_000
 
 MIGRATIONS: dict[int, list[str]] = {
@@ -87,21 +103,63 @@ MIGRATIONS: dict[int, list[str]] = {
             updated_at REAL NOT NULL,
             PRIMARY KEY (tenant, namespace, key))""",
     ],
+    # 3: durable forget jobs and turns stored while the index was failing; what older
+    # versions marked in ordinary columns (-1 stand-ins) becomes jobs
+    3: [
+        """CREATE TABLE forget_jobs (
+            id TEXT PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            selector TEXT NOT NULL,
+            state TEXT NOT NULL,
+            speaker_id TEXT,
+            everything INTEGER NOT NULL DEFAULT 0,
+            owner TEXT,
+            created_at REAL NOT NULL)""",
+        """CREATE TABLE forget_job_segments (
+            job_id TEXT NOT NULL,
+            segment_id TEXT NOT NULL,
+            PRIMARY KEY (job_id, segment_id))""",
+        """CREATE TABLE unindexed (
+            segment_id TEXT PRIMARY KEY,
+            tenant TEXT NOT NULL)""",
+        """INSERT INTO forget_jobs (id, tenant, selector, state, created_at)
+            SELECT 'legacy-' || tenant, tenant, 'legacy', 'erase', 0
+            FROM segments WHERE state = 'forgetting' GROUP BY tenant""",
+        """INSERT INTO forget_job_segments (job_id, segment_id)
+            SELECT 'legacy-' || tenant, id FROM segments WHERE state = 'forgetting'""",
+        """INSERT OR REPLACE INTO forget_jobs (id, tenant, selector, state, everything,
+            created_at) SELECT 'legacy-' || id, id, 'legacy', 'erase', 1, 0
+            FROM tenants WHERE created_at = -1""",
+        "UPDATE tenants SET created_at = 0 WHERE created_at = -1",
+        """INSERT INTO forget_jobs (id, tenant, selector, state, speaker_id, created_at)
+            SELECT 'legacy-' || id, tenant, 'legacy', 'erase', id, 0
+            FROM speakers WHERE n_segments = -1""",
+        "UPDATE speakers SET n_segments = 0 WHERE n_segments = -1",
+    ],
 }
+#: ids per statement in IN (...) lists
+CHUNK = 500
 
 
-class Catalog:
+class SQLiteCatalog:
     """A SQLite catalog shared by threads (one connection each) and processes."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        if path.parent.exists() and not path.parent.is_dir():
+            raise NotADirectoryError(f"{path.parent} is a file; give a folder for the memory")
         path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
+        self._open: list[sqlite3.Connection] = []
+        self._open_lock = threading.Lock()
+        self._closed = False
         self._migrate()
 
     # -- connections ---------------------------------------------------------------
 
     def connection(self) -> sqlite3.Connection:
+        if self._closed:
+            raise MemoryClosed(f"the memory at {self.path.parent} is closed; open it again")
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = sqlite3.connect(
@@ -115,11 +173,13 @@ class Catalog:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA secure_delete = ON")
+            with self._open_lock:
+                self._open.append(conn)
             self._local.conn = conn
         return conn
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[SQLiteWrite]:
         """A transaction holding the write lock from its first statement."""
         conn = self.connection()
         for attempt in range(50):
@@ -133,7 +193,7 @@ class Catalog:
         else:
             conn.execute("BEGIN IMMEDIATE")
         try:
-            yield conn
+            yield SQLiteWrite(conn)
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -142,26 +202,53 @@ class Catalog:
     def read(self) -> sqlite3.Connection:
         return self.connection()
 
-    def scrub(self) -> None:
-        """Fold the WAL back into the database and truncate it (after deletes)."""
+    def scrub(self, timeout: float = 5.0) -> None:
+        """Fold the WAL back into the database and truncate it (after deletes); raises
+        CatalogBusy when readers keep it from finishing within ``timeout`` seconds."""
         conn = self.connection()
-        for _ in range(100):
-            busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        deadline = time.monotonic() + timeout
+        while True:
+            # the checkpoint waits on readers through the busy handler: keep each try short
+            conn.execute("PRAGMA busy_timeout = 100")
+            try:
+                busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if not busy:
                 return
+            if time.monotonic() >= deadline:
+                raise CatalogBusy(
+                    f"the catalog {self.path} stayed busy with readers for {timeout:.0f} s, so "
+                    "deleted rows may linger in its write-ahead log; run `voxmem verify` "
+                    "when fewer processes use the memory"
+                )
             time.sleep(0.05)
 
     def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
+        """Close every thread's connection; later calls raise MemoryClosed."""
+        self._closed = True
+        with self._open_lock:
+            conns, self._open = self._open, []
+        for conn in conns:
             conn.close()
-            self._local.conn = None
+        self._local = threading.local()
+
+    def version(self) -> tuple[int, int]:
+        """Moves whenever anything was committed, by this connection or another."""
+        conn = self.connection()
+        return (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
 
     # -- schema --------------------------------------------------------------------
 
     def _migrate(self) -> None:
         conn = self.connection()
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise SchemaTooNew(
+                f"{self.path} is not a readable voxmem catalog ({exc}); restore it from a "
+                "backup, or move it away to start an empty memory"
+            ) from exc
         if version > SCHEMA_VERSION:
             raise SchemaTooNew(
                 f"{self.path} was written by a newer voxmem (schema {version}, this one "
@@ -180,3 +267,503 @@ class Catalog:
     @property
     def schema_version(self) -> int:
         return int(self.read().execute("PRAGMA user_version").fetchone()[0])
+
+    # -- reads -----------------------------------------------------------------------
+
+    def tenants(self) -> list[str]:
+        return [r["id"] for r in self.read().execute("SELECT id FROM tenants ORDER BY id")]
+
+    def has_tenant(self, tenant: str) -> bool:
+        row = self.read().execute("SELECT 1 FROM tenants WHERE id = ?", (tenant,)).fetchone()
+        return row is not None
+
+    def segments(
+        self,
+        tenant: str,
+        where: SegmentFilter | None = None,
+        *,
+        limit: int = -1,
+        offset: int = 0,
+        vectors: bool = True,
+        newest_first: bool = False,
+    ) -> list[Segment]:
+        where = where or SegmentFilter()
+        if where.ids is not None and len(where.ids) > CHUNK:
+            out: list[Segment] = []
+            for i in range(0, len(where.ids), CHUNK):
+                part = SegmentFilter(
+                    where.ids[i : i + CHUNK], where.session, where.speaker_id, where.role
+                )
+                out += self.segments(tenant, part, vectors=vectors, newest_first=newest_first)
+            return out
+        conn = self.read()
+        cond, args = _filter(where)
+        order = (
+            "created_at DESC, rowid DESC" if newest_first else "created_at, recording_id, start_s"
+        )
+        rows = conn.execute(
+            f"SELECT * FROM segments WHERE tenant = ? AND state = 'live' AND {cond} "
+            f"ORDER BY {order} LIMIT ? OFFSET ?",
+            (tenant, *args, limit, offset),
+        ).fetchall()
+        out = [_row_to_segment(r) for r in rows]
+        if vectors and out:
+            _attach_vectors(conn, out)
+        return out
+
+    def with_labels(
+        self, tenant: str, kind: str, labels: Sequence[str], limit: int
+    ) -> list[Segment]:
+        column = {"style": "style_labels", "environment": "environment_labels"}[kind]
+        if not labels:
+            return []
+        parts = [f"COALESCE(json_extract({column}, ?), 0)" for _ in labels]
+        score = parts[0] if len(parts) == 1 else f"max({', '.join(parts)})"
+        paths = tuple("$." + json.dumps(label) for label in labels)
+        rows = self.read().execute(
+            f"SELECT * FROM segments WHERE tenant = ? AND state = 'live' AND {score} > 0 "
+            f"ORDER BY {score} DESC LIMIT ?",
+            (tenant, *paths, *paths, limit),
+        )
+        return [_row_to_segment(r) for r in rows]
+
+    def sessions(self, tenant: str) -> list[tuple[str, float, float, int]]:
+        rows = self.read().execute(
+            "SELECT session, MIN(created_at) AS first, MAX(created_at) AS last, "
+            "COUNT(*) AS n FROM segments WHERE tenant = ? AND state = 'live' "
+            "GROUP BY session ORDER BY first, session",
+            (tenant,),
+        )
+        return [(r["session"], float(r["first"]), float(r["last"]), int(r["n"])) for r in rows]
+
+    def vectors(
+        self, tenant: str, space: str, limit: int
+    ) -> tuple[list[str], list[str | None], list[bytes]]:
+        rows = (
+            self.read()
+            .execute(
+                "SELECT s.id, s.speaker_id, v.data FROM segments s JOIN vectors v "
+                "ON v.segment_id = s.id WHERE s.tenant = ? AND s.state = 'live' AND v.space = ? "
+                "LIMIT ?",
+                (tenant, space, limit),
+            )
+            .fetchall()
+        )
+        return [r["id"] for r in rows], [r["speaker_id"] for r in rows], [r["data"] for r in rows]
+
+    def vector_bytes(self, segment_ids: Sequence[str]) -> list[bytes]:
+        out: list[bytes] = []
+        for chunk, marks in _chunks(segment_ids):
+            out += [
+                bytes(r["data"])
+                for r in self.read().execute(
+                    f"SELECT data FROM vectors WHERE segment_id IN ({marks})", chunk
+                )
+            ]
+        return out
+
+    def space_dims(self) -> dict[str, int]:
+        rows = self.read().execute("SELECT space, dim FROM spaces").fetchall()
+        return {r["space"]: int(r["dim"]) for r in rows}
+
+    def speakers(self, tenant: str) -> list[Speaker]:
+        return _speakers(self.read(), tenant)
+
+    def speaker(self, tenant: str, ref: str) -> Speaker:
+        return _speaker(self.read(), tenant, ref)
+
+    def speaker_names(self, tenant: str) -> list[str]:
+        rows = self.read().execute(
+            "SELECT name FROM speakers WHERE tenant = ? AND name IS NOT NULL ORDER BY name",
+            (tenant,),
+        )
+        return [r["name"] for r in rows]
+
+    def counts(self, tenant: str | None) -> dict[str, int | float]:
+        conn = self.read()
+        cond, args = ("tenant = ? AND ", (tenant,)) if tenant else ("", ())
+        seg = conn.execute(
+            "SELECT COUNT(*) n, COALESCE(SUM(end_s - start_s), 0) secs, "
+            f"COUNT(DISTINCT session) sessions FROM segments WHERE {cond}state = 'live'",
+            args,
+        ).fetchone()
+        speakers = conn.execute(f"SELECT COUNT(*) FROM speakers WHERE {cond}1 = 1", args)
+        recordings = conn.execute(f"SELECT COUNT(*) FROM recordings WHERE {cond}1 = 1", args)
+        return {
+            "segments": int(seg["n"]),
+            "seconds": float(seg["secs"]),
+            "sessions": int(seg["sessions"]),
+            "speakers": int(speakers.fetchone()[0]),
+            "recordings": int(recordings.fetchone()[0]),
+        }
+
+    def live_ids(self) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {t: set() for t in self.tenants()}
+        for r in self.read().execute("SELECT id, tenant FROM segments WHERE state = 'live'"):
+            out.setdefault(r["tenant"], set()).add(r["id"])
+        return out
+
+    def item_entries(self, tenant: str) -> list[tuple[str, bytes, str]]:
+        """The LangGraph store's items that carry a vector: (namespace, key) id, vector,
+        namespace."""
+        rows = self.read().execute(
+            "SELECT namespace, key, vector FROM items WHERE tenant = ? AND vector IS NOT NULL",
+            (tenant,),
+        )
+        return [(f"{r['namespace']}\x1f{r['key']}", r["vector"], r["namespace"]) for r in rows]
+
+    def forget_jobs(self) -> list[ForgetJob]:
+        return _forget_jobs(self.read(), None)
+
+    def shared_prefixes(self, prefixes: Sequence[bytes]) -> set[bytes]:
+        """Which of these vector prefixes still begin a stored vector."""
+        if not prefixes:
+            return set()
+        marks = ",".join("?" * len(prefixes))
+        n = len(prefixes[0])
+        rows = self.read().execute(
+            f"SELECT DISTINCT substr(data, 1, {n}) FROM vectors "
+            f"WHERE substr(data, 1, {n}) IN ({marks})",
+            tuple(prefixes),
+        )
+        return {bytes(r[0]) for r in rows}
+
+    def unindexed(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for r in self.read().execute("SELECT segment_id, tenant FROM unindexed"):
+            out.setdefault(r["tenant"], []).append(r["segment_id"])
+        return out
+
+
+class SQLiteWrite:
+    """One write transaction. Raw SQL still works (``tx.execute``) for the tables other
+    modules own (the LangGraph adapter's items)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.conn, name)
+
+    def ensure_tenant(self, tenant: str, now: float) -> None:
+        self.conn.execute(
+            "INSERT OR IGNORE INTO tenants (id, created_at) VALUES (?, ?)", (tenant, now)
+        )
+
+    def register_spaces(self, dims: Mapping[str, int], encoders: Mapping[str, str]) -> None:
+        known = {r["space"]: r["dim"] for r in self.conn.execute("SELECT space, dim FROM spaces")}
+        for space, dim in dims.items():
+            if space in known and known[space] != dim:
+                raise WrongDimension(
+                    f"this memory stores {known[space]}-d {space} vectors, "
+                    f"got {dim}; open it with the encoders it was built with"
+                )
+            if space not in known:
+                self.conn.execute(
+                    "INSERT INTO spaces (space, dim, encoder) VALUES (?, ?, ?)",
+                    (space, dim, encoders.get(space, "given")),
+                )
+
+    def add_recording(self, recording: Recording) -> None:
+        r = recording
+        self.conn.execute(
+            "INSERT INTO recordings (id, tenant, session, source, duration, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (r.id, r.tenant, r.session, r.source, r.duration, r.created_at),
+        )
+
+    def add_segment(self, segment: Segment, audio_path: str) -> None:
+        s = segment
+        self.conn.execute(
+            "INSERT INTO segments (id, tenant, session, recording_id, start_s, end_s, role, "
+            "speaker_id, transcript, words, language, style_labels, environment_labels, "
+            "audio_path, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                s.id,
+                s.tenant,
+                s.session,
+                s.recording_id,
+                s.start,
+                s.end,
+                s.role,
+                s.speaker_id,
+                s.transcript,
+                json.dumps([[w.text, w.start, w.end, w.probability] for w in s.words]),
+                s.language,
+                json.dumps(s.style_labels),
+                json.dumps(s.environment_labels),
+                audio_path,
+                s.created_at,
+            ),
+        )
+        self.conn.executemany(
+            "INSERT INTO vectors (segment_id, space, data) VALUES (?, ?, ?)",
+            [(s.id, space, _blob(v)) for space, v in s.vectors.items()],
+        )
+
+    def segment_ids(self, tenant: str, where: SegmentFilter) -> list[str]:
+        out: list[str] = []
+        for part in _split_ids(where):
+            cond, args = _filter(part)
+            out += [
+                r["id"]
+                for r in self.conn.execute(
+                    f"SELECT id FROM segments WHERE tenant = ? AND state = 'live' AND {cond}",
+                    (tenant, *args),
+                )
+            ]
+        return out
+
+    def hide_segments(self, ids: Sequence[str]) -> None:
+        for chunk, marks in _chunks(ids):
+            self.conn.execute(
+                f"UPDATE segments SET state = 'forgetting' WHERE id IN ({marks})", chunk
+            )
+
+    def delete_segments(self, ids: Sequence[str]) -> None:
+        for chunk, marks in _chunks(ids):
+            self.conn.execute(f"DELETE FROM vectors WHERE segment_id IN ({marks})", chunk)
+            self.conn.execute(f"DELETE FROM segments WHERE id IN ({marks})", chunk)
+            self.conn.execute(f"DELETE FROM unindexed WHERE segment_id IN ({marks})", chunk)
+
+    def segment_speakers(self, ids: Sequence[str]) -> set[str]:
+        """The speakers of these segments, live or being forgotten."""
+        out: set[str] = set()
+        for chunk, marks in _chunks(ids):
+            out |= {
+                r[0]
+                for r in self.conn.execute(
+                    f"SELECT DISTINCT speaker_id FROM segments WHERE id IN ({marks}) "
+                    "AND speaker_id IS NOT NULL",
+                    chunk,
+                )
+            }
+        return out
+
+    def drop_empty_recordings(self, tenant: str) -> None:
+        self.conn.execute(
+            "DELETE FROM recordings WHERE tenant = ? AND id NOT IN "
+            "(SELECT DISTINCT recording_id FROM segments WHERE tenant = ?)",
+            (tenant, tenant),
+        )
+
+    def speakers(self, tenant: str) -> list[Speaker]:
+        return _speakers(self.conn, tenant)
+
+    def speaker(self, tenant: str, ref: str) -> Speaker:
+        return _speaker(self.conn, tenant, ref)
+
+    def put_speaker(self, speaker: Speaker) -> None:
+        s = speaker
+        self.conn.execute(
+            "INSERT INTO speakers (id, tenant, name, centroid, n_segments, created_at, "
+            "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+            "name = excluded.name, centroid = excluded.centroid, "
+            "n_segments = excluded.n_segments, updated_at = excluded.updated_at",
+            (s.id, s.tenant, s.name, _blob(s.centroid), s.n_segments, s.created_at, s.updated_at),
+        )
+
+    def delete_speaker(self, speaker_id: str) -> None:
+        self.conn.execute("DELETE FROM speakers WHERE id = ?", (speaker_id,))
+
+    def voiceprints(self, speaker_id: str) -> list[np.ndarray]:
+        rows = self.conn.execute(
+            "SELECT v.data FROM vectors v JOIN segments s ON s.id = v.segment_id "
+            "WHERE s.speaker_id = ? AND v.space = 'speaker' AND s.state = 'live'",
+            (speaker_id,),
+        )
+        return [np.frombuffer(r["data"], np.float32) for r in rows]
+
+    def set_speaker(self, segment_ids: Sequence[str], speaker_id: str) -> None:
+        for chunk, marks in _chunks(segment_ids):
+            self.conn.execute(
+                f"UPDATE segments SET speaker_id = ? WHERE id IN ({marks})", (speaker_id, *chunk)
+            )
+
+    def delete_items(self, tenant: str, before: float) -> None:
+        self.conn.execute(
+            "DELETE FROM items WHERE tenant = ? AND updated_at <= ?", (tenant, before)
+        )
+
+    def drop_tenant_if_empty(self, tenant: str) -> bool:
+        for table in ("segments", "speakers", "items"):
+            if self.conn.execute(
+                f"SELECT 1 FROM {table} WHERE tenant = ? LIMIT 1", (tenant,)
+            ).fetchone():
+                return False
+        if self.conn.execute(
+            "SELECT 1 FROM forget_jobs WHERE tenant = ? LIMIT 2", (tenant,)
+        ).fetchall()[1:]:
+            return False  # another forget of the tenant still needs its row
+        self.conn.execute("DELETE FROM tenants WHERE id = ?", (tenant,))
+        return True
+
+    def add_forget_job(self, job: ForgetJob) -> None:
+        self.conn.execute(
+            "INSERT INTO forget_jobs (id, tenant, selector, state, speaker_id, everything, "
+            "owner, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                job.id,
+                job.tenant,
+                job.selector,
+                job.state,
+                job.speaker_id,
+                int(job.everything),
+                job.owner,
+                job.created_at,
+            ),
+        )
+        self.conn.executemany(
+            "INSERT INTO forget_job_segments (job_id, segment_id) VALUES (?, ?)",
+            [(job.id, s) for s in job.segments],
+        )
+        self.hide_segments(job.segments)
+
+    def forget_job(self, job_id: str) -> ForgetJob | None:
+        jobs = _forget_jobs(self.conn, job_id)
+        return jobs[0] if jobs else None
+
+    def set_forget_job(self, job_id: str, *, state: str | None = None, owner: str | None) -> None:
+        if state is None:
+            self.conn.execute("UPDATE forget_jobs SET owner = ? WHERE id = ?", (owner, job_id))
+        else:
+            self.conn.execute(
+                "UPDATE forget_jobs SET state = ?, owner = ? WHERE id = ?", (state, owner, job_id)
+            )
+
+    def delete_forget_job(self, job_id: str) -> None:
+        self.conn.execute("DELETE FROM forget_job_segments WHERE job_id = ?", (job_id,))
+        self.conn.execute("DELETE FROM forget_jobs WHERE id = ?", (job_id,))
+
+    def mark_unindexed(self, tenant: str, ids: Sequence[str]) -> None:
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO unindexed (segment_id, tenant) VALUES (?, ?)",
+            [(i, tenant) for i in ids],
+        )
+
+    def clear_unindexed(self, ids: Sequence[str]) -> None:
+        for chunk, marks in _chunks(ids):
+            self.conn.execute(f"DELETE FROM unindexed WHERE segment_id IN ({marks})", chunk)
+
+
+# -- helpers --------------------------------------------------------------------------
+
+
+def _blob(v: np.ndarray) -> bytes:
+    return np.asarray(v, np.float32).tobytes()
+
+
+def _chunks(ids: Sequence[str]) -> Iterator[tuple[tuple[str, ...], str]]:
+    for i in range(0, len(ids), CHUNK):
+        chunk = tuple(ids[i : i + CHUNK])
+        yield chunk, ",".join("?" * len(chunk))
+
+
+def _split_ids(where: SegmentFilter) -> Iterator[SegmentFilter]:
+    if where.ids is None:
+        yield where
+        return
+    for chunk, _ in _chunks(where.ids):
+        yield SegmentFilter(chunk, where.session, where.speaker_id, where.role)
+
+
+def _filter(where: SegmentFilter) -> tuple[str, tuple[Any, ...]]:
+    clauses, args = ["1 = 1"], []
+    if where.ids is not None:
+        clauses.append(f"id IN ({','.join('?' * len(where.ids))})")
+        args += list(where.ids)
+    for column, value in (
+        ("session", where.session),
+        ("speaker_id", where.speaker_id),
+        ("role", where.role),
+    ):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            args.append(value)
+    return " AND ".join(clauses), tuple(args)
+
+
+def _row_to_segment(r: sqlite3.Row) -> Segment:
+    return Segment(
+        r["id"],
+        r["tenant"],
+        r["session"],
+        r["recording_id"],
+        r["start_s"],
+        r["end_s"],
+        r["role"],
+        r["speaker_id"],
+        r["transcript"],
+        [Word(t, s, e, p) for t, s, e, p in json.loads(r["words"])],
+        r["language"],
+        json.loads(r["style_labels"]),
+        json.loads(r["environment_labels"]),
+        {},
+        r["created_at"],
+    )
+
+
+def _attach_vectors(conn: sqlite3.Connection, segments: list[Segment]) -> None:
+    by_id = {s.id: s for s in segments}
+    for chunk, marks in _chunks(list(by_id)):
+        for r in conn.execute(
+            f"SELECT segment_id, space, data FROM vectors WHERE segment_id IN ({marks})", chunk
+        ):
+            by_id[r["segment_id"]].vectors[r["space"]] = np.frombuffer(r["data"], np.float32).copy()
+
+
+def _row_to_speaker(row: sqlite3.Row) -> Speaker:
+    return Speaker(
+        row["id"],
+        row["tenant"],
+        row["name"],
+        np.frombuffer(row["centroid"], np.float32).copy(),
+        int(row["n_segments"]),
+        float(row["created_at"]),
+        float(row["updated_at"]),
+    )
+
+
+def _speakers(conn: sqlite3.Connection, tenant: str) -> list[Speaker]:
+    rows = conn.execute(
+        "SELECT * FROM speakers WHERE tenant = ? ORDER BY created_at, id", (tenant,)
+    )
+    return [_row_to_speaker(r) for r in rows]
+
+
+def _speaker(conn: sqlite3.Connection, tenant: str, ref: str) -> Speaker:
+    """By id or by name."""
+    row = conn.execute(
+        "SELECT * FROM speakers WHERE tenant = ? AND (id = ? OR name = ?) "
+        "ORDER BY id = ? DESC LIMIT 1",
+        (tenant, ref, ref, ref),
+    ).fetchone()
+    if row is None:
+        raise UnknownSpeaker(
+            f"tenant {tenant!r} has no speaker {ref!r}; list them with voxmem speakers --tenant ..."
+        )
+    return _row_to_speaker(row)
+
+
+def _forget_jobs(conn: sqlite3.Connection, job_id: str | None) -> list[ForgetJob]:
+    cond, args = ("WHERE id = ?", (job_id,)) if job_id else ("", ())
+    jobs = conn.execute(f"SELECT * FROM forget_jobs {cond} ORDER BY created_at, id", args)
+    out = []
+    for r in jobs.fetchall():
+        segs = conn.execute(
+            "SELECT segment_id FROM forget_job_segments WHERE job_id = ?", (r["id"],)
+        )
+        out.append(
+            ForgetJob(
+                r["id"],
+                r["tenant"],
+                r["selector"],
+                r["state"],
+                tuple(s[0] for s in segs),
+                r["speaker_id"],
+                bool(r["everything"]),
+                r["owner"],
+                float(r["created_at"]),
+            )
+        )
+    return out

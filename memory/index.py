@@ -3,7 +3,11 @@
 A tenant's vectors live only in that tenant's collections, so no filter or
 search can reach another tenant's data. The same code runs on an embedded
 ``PersistentClient`` (the default) or a Chroma server (``chroma.url``).
-Chroma holds copies only; the catalog can always rebuild it.
+Chroma holds copies only; the catalog can always rebuild it. Chroma's file
+layout is known here and nowhere else (``purge``, ``holds``).
+
+Errors are never read as "nothing there": only Chroma's "collection does not
+exist" is; a server that cannot be reached raises ``IndexUnavailable``.
 
 An embedded Chroma keeps its HNSW graphs in each process's memory: a process
 does not see another's writes, and two processes persisting graphs at once
@@ -24,32 +28,23 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import numpy as np
 
-from voxmem.memory.records import StoreError
+from voxmem.memory.protocols import IndexHit, Metadata
+from voxmem.memory.records import IndexUnavailable, MemoryClosed
 from voxmem.settings import ChromaSettings
 
-Metadata = Mapping[str, str | int | float | bool]
+__all__ = ["ChromaIndex", "IndexHit", "IndexUnavailable", "VectorIndex", "collection_name"]
 #: below Chroma's largest accepted batch
 UPSERT_BATCH = 4000
 #: seconds without a new orphan graph folder before compaction trusts the disk
 ORPHAN_SETTLE_S = 0.3
-
-
-class IndexUnavailable(StoreError, RuntimeError):
-    """The Chroma server cannot be reached, or the embedded index cannot be opened."""
-
-
-@dataclass(frozen=True)
-class IndexHit:
-    id: str
-    score: float  # cosine similarity, 1 is identical
-    metadata: dict[str, Any]
+#: seconds to let the index's background writes land before reading its files
+INDEX_SETTLE_S = 0.3
 
 
 def collection_name(tenant: str, space: str) -> str:
@@ -58,7 +53,24 @@ def collection_name(tenant: str, space: str) -> str:
     return f"vx-{digest}-{space}"
 
 
-class VectorIndex:
+def _unreachable() -> tuple[type[BaseException], ...]:
+    """The exceptions that mean the index engine cannot be reached or failed inside."""
+    import httpx
+    from chromadb.errors import InternalError
+
+    return (httpx.HTTPError, ConnectionError, OSError, InternalError)
+
+
+def _missing(exc: BaseException) -> bool:
+    """Whether ``exc`` is Chroma saying a collection does not exist (by version)."""
+    from chromadb.errors import NotFoundError
+
+    return isinstance(exc, NotFoundError) or (
+        isinstance(exc, ValueError) and "does not exist" in str(exc)
+    )
+
+
+class ChromaIndex:
     """Per-tenant, per-space cosine collections."""
 
     def __init__(self, chroma: ChromaSettings, default_path: Path) -> None:
@@ -68,6 +80,7 @@ class VectorIndex:
         self._collections: dict[str, Any] = {}
         self._lock = threading.RLock()
         self._generation = -1
+        self._closed = False
         self._connect()
         if self.mode == "embedded":
             self._generation = self._read_generation()
@@ -134,24 +147,45 @@ class VectorIndex:
         SharedSystemClient.clear_system_cache()
         self._connect()
 
+    def close(self) -> None:
+        """Let go of Chroma for good; later calls raise MemoryClosed."""
+        self.release()
+        self._closed = True
+
     @contextmanager
     def access(self, write: bool) -> Iterator[None]:
-        """Hold the index for one operation; reload first if another process wrote."""
-        with self._lock:
+        """Hold the index for one operation; reload first if another process wrote.
+        A failure to reach the engine becomes IndexUnavailable."""
+        if self._closed:
+            raise MemoryClosed("the memory's index is closed; open the memory again")
+        try:
+            with self._lock, self._hold(write):
+                if self.client is None:
+                    self._connect()
+                yield
+        except _unreachable() as exc:
+            self._collections = {}
+            where = self.url or str(self.path)
+            raise IndexUnavailable(
+                f"the Chroma index at {where} failed ({type(exc).__name__}: {exc}); check "
+                "that the server is running, then retry"
+            ) from exc
+
+    @contextmanager
+    def _hold(self, write: bool) -> Iterator[None]:
+        with contextlib.ExitStack() as stack:
             if self.mode != "embedded":
                 yield
                 return
-            with open(self.path / ".voxmem-index.lock", "a+") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
-                try:
-                    if self._read_generation() != self._generation:
-                        self._reload()
-                        self._generation = self._read_generation()
-                    yield
-                    if write:
-                        self._bump_generation()
-                finally:
-                    fcntl.flock(lock, fcntl.LOCK_UN)
+            lock = stack.enter_context(open(self.path / ".voxmem-index.lock", "a+"))
+            fcntl.flock(lock, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
+            stack.callback(fcntl.flock, lock, fcntl.LOCK_UN)
+            if self._read_generation() != self._generation:
+                self._reload()
+                self._generation = self._read_generation()
+            yield
+            if write:
+                self._bump_generation()
 
     def _collection(self, tenant: str, space: str, create: bool = True) -> Any | None:
         name = collection_name(tenant, space)
@@ -164,8 +198,10 @@ class VectorIndex:
         else:
             try:
                 col = self.client.get_collection(name)
-            except Exception:  # chroma raises NotFoundError or ValueError by version
-                return None
+            except Exception as exc:
+                if _missing(exc):
+                    return None
+                raise
         self._collections[name] = col
         return col
 
@@ -257,8 +293,11 @@ class VectorIndex:
         name = collection_name(tenant, space)
         with self.access(write=True):
             self._collections.pop(name, None)
-            with contextlib.suppress(Exception):  # already gone
+            try:
                 self.client.delete_collection(name)
+            except Exception as exc:
+                if not _missing(exc):
+                    raise
 
     def tenants(self) -> set[str]:
         out = set()
@@ -269,12 +308,12 @@ class VectorIndex:
                     out.add(str(meta["tenant"]))
         return out
 
-    def compact(self) -> None:
+    def purge(self) -> None:
         """Make deleted vectors unrecoverable from the embedded index's files.
 
         Chroma leaves the graph folders of dropped collections on disk and deleted
-        rows in free pages of its database: erase folders that no live segment owns,
-        then vacuum the database."""
+        rows in free pages of its database: erase folders that no live Chroma segment
+        owns, then vacuum the database. A server keeps its own files."""
         if self.mode != "embedded":
             return
         import sqlite3
@@ -300,6 +339,43 @@ class VectorIndex:
                 conn.execute("VACUUM")
             finally:
                 conn.close()
+
+    compact = purge  # the name earlier callers use
+
+    def holds(self, needles: Sequence[bytes]) -> set[str]:
+        """The tenants whose collection files contain any of ``needles`` ("" for files
+        that belong to no one collection); empty when none does, or in server mode (the
+        server's files are out of reach)."""
+        if self.mode != "embedded" or not needles:
+            return set()
+        import sqlite3
+
+        time.sleep(INDEX_SETTLE_S)  # let Chroma's background writes land first
+        owner: dict[str, str] = {}
+        db = self.path / "chroma.sqlite3"
+        if db.exists():
+            conn = sqlite3.connect(db, timeout=120)
+            try:
+                rows = conn.execute(
+                    "SELECT s.id, m.str_value FROM segments s JOIN collection_metadata m "
+                    "ON m.collection_id = s.collection WHERE m.key = 'tenant'"
+                ).fetchall()
+            except sqlite3.DatabaseError:
+                rows = []
+            finally:
+                conn.close()
+            owner = {str(folder): str(tenant) for folder, tenant in rows}
+        found: set[str] = set()
+        for path in self.path.rglob("*"):
+            if path.is_file():
+                data = path.read_bytes()
+                if any(n in data for n in needles):
+                    rel = path.relative_to(self.path).parts
+                    found.add(owner.get(rel[0], "") if len(rel) > 1 else "")
+        return found
+
+
+VectorIndex = ChromaIndex  # the name earlier code imported
 
 
 def _erase_orphans(path: Path, live: set[str]) -> bool:

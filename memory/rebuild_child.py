@@ -1,8 +1,10 @@
-"""Rebuild some tenants' index collections and compact the index, in a fresh process.
+"""Rebuild some tenants' index collections and purge the index, in a fresh process.
 
     python -m voxmem.memory.rebuild_child DATA_DIR CHROMA_PATH TENANT...
 
-Run by ``AudioMemory`` after a forget (see ``AudioMemory._rebuild_clean``).
+Run by ``Maintenance.rebuild_clean`` after a forget. It opens the catalog and the
+embedded index only (no forget jobs are resumed here: the process that started
+this one owns them).
 """
 
 from __future__ import annotations
@@ -10,18 +12,21 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from voxmem.memory.store import AudioMemory
-from voxmem.settings import ChromaSettings, Settings
+from voxmem.memory.audio_files import AudioFiles
+from voxmem.memory.catalog import SQLiteCatalog
+from voxmem.memory.index import ChromaIndex
+from voxmem.memory.maintenance import Maintenance
+from voxmem.settings import ChromaSettings
 
 
 def main(argv: list[str]) -> int:
     data_dir, chroma_path, *tenants = argv
-    settings = Settings(data_dir=Path(data_dir), chroma=ChromaSettings(path=Path(chroma_path)))
-    memory = AudioMemory(settings)
-    for tenant in tenants:
-        memory.rebuild(tenant, _scrub_catalog=False)
-    memory.index.compact()
-    memory.close()
+    root = Path(data_dir)
+    catalog = SQLiteCatalog(root / "catalog.sqlite3")
+    index = ChromaIndex(ChromaSettings(path=Path(chroma_path)), Path(chroma_path))
+    Maintenance(catalog, index, AudioFiles(root), root).rebuild(tenants, purge=True)
+    catalog.close()
+    index.close()
     return 0
 
 

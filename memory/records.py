@@ -53,6 +53,39 @@ class SchemaTooNew(StoreError, RuntimeError):
     """A data directory written by a newer voxmem."""
 
 
+class MemoryClosed(StoreError, RuntimeError):
+    """A call on a memory after ``close()``."""
+
+
+class IndexUnavailable(StoreError, RuntimeError):
+    """The Chroma server cannot be reached, or the embedded index cannot be opened."""
+
+
+class CatalogBusy(StoreError, RuntimeError):
+    """The catalog's files could not be scrubbed because other readers kept them busy."""
+
+
+class IndexPending(StoreError, RuntimeError):
+    """Turns that are stored in the catalog (with their audio) but not yet in the index,
+    because the index failed. They are not lost and must not be stored again: they are
+    indexed when the memory is next opened or verified."""
+
+    def __init__(self, message: str, segments: list[Segment]) -> None:
+        super().__init__(message)
+        self.segments = segments
+
+
+class ForgetPending(StoreError, RuntimeError):
+    """A forget that is recorded (its turns are no longer read back) but not finished,
+    because the index or the catalog's files were unavailable. It finishes when the same
+    forget is asked again, when the memory is next opened, or on ``verify``."""
+
+    def __init__(self, message: str, job: str, segments: int) -> None:
+        super().__init__(message)
+        self.job = job
+        self.segments = segments
+
+
 def check_tenant(tenant: object) -> str:
     """The tenant id, or TenantRequired saying what a valid one looks like."""
     if not isinstance(tenant, str) or not tenant:

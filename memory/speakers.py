@@ -1,15 +1,21 @@
-"""Speakers across sessions: per-tenant voiceprints that new turns are matched to."""
+"""Speakers across sessions: per-tenant voiceprints that new turns are matched to.
+
+Matching, naming, enrolling, merging, splitting and keeping centroids up to date,
+all on the catalog's write transaction (so two ingests of one new voice cannot
+both create a speaker), with no SQL of their own.
+"""
 
 from __future__ import annotations
 
-import sqlite3
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from voxmem.memory.records import Speaker, UnknownSpeaker
+from voxmem.memory.protocols import CatalogWrite, SegmentFilter
+from voxmem.memory.records import Speaker, StoreError, UnknownSegment
 
 
 @dataclass(frozen=True)
@@ -22,107 +28,118 @@ class SpeakerParams:
     min_update_seconds: float = 1.0
 
 
-def _blob(v: np.ndarray) -> bytes:
-    return np.asarray(v, np.float32).tobytes()
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
+def unit(v: np.ndarray) -> np.ndarray:
     v = np.asarray(v, np.float32)
     n = float(np.linalg.norm(v))
     return v / n if n > 0 else v
 
 
-def row_to_speaker(row: sqlite3.Row) -> Speaker:
-    return Speaker(
-        row["id"],
-        row["tenant"],
-        row["name"],
-        np.frombuffer(row["centroid"], np.float32).copy(),
-        int(row["n_segments"]),
-        float(row["created_at"]),
-        float(row["updated_at"]),
-    )
+def new_speaker(tenant: str, centroid: np.ndarray, name: str | None = None, n: int = 0) -> Speaker:
+    now = time.time()
+    return Speaker(f"spk_{uuid.uuid4().hex[:12]}", tenant, name, unit(centroid), n, now, now)
 
 
-def all_speakers(conn: sqlite3.Connection, tenant: str) -> list[Speaker]:
-    rows = conn.execute(
-        "SELECT * FROM speakers WHERE tenant = ? ORDER BY created_at, id", (tenant,)
-    ).fetchall()
-    return [row_to_speaker(r) for r in rows]
-
-
-def get_speaker(conn: sqlite3.Connection, tenant: str, speaker: str) -> Speaker:
-    """By id or by name."""
-    row = conn.execute(
-        "SELECT * FROM speakers WHERE tenant = ? AND (id = ? OR name = ?)",
-        (tenant, speaker, speaker),
-    ).fetchone()
-    if row is None:
-        raise UnknownSpeaker(
-            f"tenant {tenant!r} has no speaker {speaker!r}; list them with "
-            "voxmem speakers --tenant ..."
-        )
-    return row_to_speaker(row)
+def best_match(
+    known: Sequence[Speaker], voiceprint: np.ndarray, params: SpeakerParams
+) -> Speaker | None:
+    """The known speaker whose centroid is closest, if close enough."""
+    v = unit(voiceprint)
+    known = [s for s in known if s.centroid.shape == v.shape]
+    if not known:
+        return None
+    sims = np.stack([s.centroid for s in known]) @ v
+    best = int(np.argmax(sims))
+    return known[best] if float(sims[best]) >= params.match_threshold else None
 
 
 def match_or_create(
-    conn: sqlite3.Connection,
-    tenant: str,
-    voiceprint: np.ndarray,
-    seconds: float,
-    params: SpeakerParams,
+    tx: CatalogWrite, tenant: str, voiceprint: np.ndarray, seconds: float, params: SpeakerParams
 ) -> str:
-    """The id of the known speaker this voiceprint belongs to, or of a new one.
+    """The id of the known speaker this voiceprint belongs to, or of a new one."""
+    match = best_match(tx.speakers(tenant), voiceprint, params)
+    if match is None:
+        spk = new_speaker(tenant, voiceprint, n=1)
+        tx.put_speaker(spk)
+        return spk.id
+    if seconds >= params.min_update_seconds:
+        n = match.n_segments
+        match.centroid = unit(match.centroid * n + unit(voiceprint)) if n else unit(voiceprint)
+        match.n_segments, match.updated_at = n + 1, time.time()
+        tx.put_speaker(match)
+    return match.id
 
-    Runs inside the caller's write transaction, so concurrent ingests of one
-    voice cannot both create a speaker."""
-    v = _unit(voiceprint)
-    best_id, best = None, -1.0
-    rows = conn.execute("SELECT id, centroid FROM speakers WHERE tenant = ?", (tenant,)).fetchall()
-    if rows:
-        matrix = np.frombuffer(b"".join(r["centroid"] for r in rows), np.float32)
-        if matrix.size == len(rows) * v.size:
-            sims = matrix.reshape(len(rows), v.size) @ v
-            i = int(np.argmax(sims))
-            best_id, best = rows[i]["id"], float(sims[i])
-    now = time.time()
-    if best_id is not None and best >= params.match_threshold:
-        if seconds >= params.min_update_seconds:
-            row = conn.execute(
-                "SELECT centroid, n_segments FROM speakers WHERE id = ?", (best_id,)
-            ).fetchone()
-            n = int(row["n_segments"])
-            old = np.frombuffer(row["centroid"], np.float32)
-            new = _unit(old * n + v) if n else v
-            conn.execute(
-                "UPDATE speakers SET centroid = ?, n_segments = ?, updated_at = ? WHERE id = ?",
-                (_blob(new), n + 1, now, best_id),
+
+def recompute_centroid(tx: CatalogWrite, speaker: Speaker) -> Speaker:
+    """Centroid = normalised mean of the speaker's live segment voiceprints (if any)."""
+    prints = tx.voiceprints(speaker.id)
+    if prints:
+        speaker.centroid = unit(np.mean(prints, axis=0))
+    speaker.n_segments, speaker.updated_at = len(prints), time.time()
+    tx.put_speaker(speaker)
+    return speaker
+
+
+def check_name(tx: CatalogWrite, tenant: str, name: object, speaker_id: str | None) -> str:
+    """A usable new name: not empty, not another speaker's name or id."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("a speaker's name must be a non-empty string")
+    for other in tx.speakers(tenant):
+        if other.id != speaker_id and name in (other.name, other.id):
+            raise StoreError(
+                f"tenant {tenant!r} already has a speaker named {name!r} "
+                f"({other.id}); merge them or choose another name"
             )
-        return best_id
-    new_id = f"spk_{uuid.uuid4().hex[:12]}"
-    conn.execute(
-        "INSERT INTO speakers (id, tenant, name, centroid, n_segments, created_at, "
-        "updated_at) VALUES (?, ?, NULL, ?, 1, ?, ?)",
-        (new_id, tenant, _blob(v), now, now),
-    )
-    return new_id
+    return name
 
 
-def recompute_centroid(conn: sqlite3.Connection, speaker_id: str) -> None:
-    """Centroid = normalised mean of the speaker's segment voiceprints (if any)."""
-    rows = conn.execute(
-        "SELECT v.data FROM vectors v JOIN segments s ON s.id = v.segment_id "
-        "WHERE s.speaker_id = ? AND v.space = 'speaker' AND s.state = 'live'",
-        (speaker_id,),
-    ).fetchall()
-    if not rows:
-        conn.execute(
-            "UPDATE speakers SET n_segments = 0, updated_at = ? WHERE id = ?",
-            (time.time(), speaker_id),
+def name(tx: CatalogWrite, tenant: str, speaker: str, new_name: str) -> Speaker:
+    spk = tx.speaker(tenant, speaker)
+    spk.name = check_name(tx, tenant, new_name, spk.id)
+    spk.updated_at = time.time()
+    tx.put_speaker(spk)
+    return spk
+
+
+def enroll(tx: CatalogWrite, tenant: str, new_name: str, voice: np.ndarray) -> Speaker:
+    """Create (or refine) the speaker called ``new_name`` from a voiceprint."""
+    known = [s for s in tx.speakers(tenant) if s.name == new_name]
+    if not known:
+        spk = new_speaker(tenant, voice, check_name(tx, tenant, new_name, None))
+    else:
+        spk = known[0]
+        spk.centroid, spk.updated_at = unit(spk.centroid + unit(voice)), time.time()
+    tx.put_speaker(spk)
+    return spk
+
+
+def merge(tx: CatalogWrite, tenant: str, keep: str, other: str) -> tuple[Speaker, list[str]]:
+    """Fold ``other`` into ``keep``; returns the merged speaker and the moved segments."""
+    a, b = tx.speaker(tenant, keep), tx.speaker(tenant, other)
+    if a.id == b.id:
+        return a, []
+    moved = tx.segment_ids(tenant, SegmentFilter(speaker_id=b.id))
+    tx.set_speaker(moved, a.id)
+    tx.delete_speaker(b.id)
+    if a.name is None and b.name is not None:
+        a.name = b.name
+    return recompute_centroid(tx, a), moved
+
+
+def split(
+    tx: CatalogWrite, tenant: str, speaker: str, segment_ids: Sequence[str], new_name: str | None
+) -> Speaker:
+    """Move ``segment_ids`` of ``speaker`` to a new speaker; both centroids recomputed."""
+    src = tx.speaker(tenant, speaker)
+    owned = set(tx.segment_ids(tenant, SegmentFilter(speaker_id=src.id)))
+    missing = [s for s in segment_ids if s not in owned]
+    if missing or not segment_ids:
+        raise UnknownSegment(
+            f"speaker {speaker!r} has no segment(s) {', '.join(missing) or '(none given)'}"
         )
-        return
-    mean = _unit(np.mean([np.frombuffer(r["data"], np.float32) for r in rows], axis=0))
-    conn.execute(
-        "UPDATE speakers SET centroid = ?, n_segments = ?, updated_at = ? WHERE id = ?",
-        (_blob(mean), len(rows), time.time(), speaker_id),
-    )
+    if new_name is not None:
+        check_name(tx, tenant, new_name, None)
+    new = new_speaker(tenant, src.centroid, new_name)
+    tx.put_speaker(new)
+    tx.set_speaker(list(segment_ids), new.id)
+    recompute_centroid(tx, src)
+    return recompute_centroid(tx, new)

@@ -37,9 +37,37 @@ def add_loop(path: Path, tenant: str, n: int, seed: int, url: str | None) -> Non
     print("DONE", flush=True)
 
 
+def add_log(path: Path, tenant: str, stop: Path, seed: int) -> None:
+    """Add turns until ``stop`` exists, then two more, saying when each returned (for
+    the concurrent-forget tests)."""
+    import itertools
+    import time
+
+    memory = open_fake(path)
+    print("READY", flush=True)
+    after = 0
+    for i in itertools.count():
+        if stop.exists():
+            after += 1
+            if after > 2:
+                break
+        seg = memory.add_segment(
+            tone(200 + 10 * i),
+            tenant=tenant,
+            session=f"p{seed}",
+            transcript=f"{tenant} {i}",
+            vectors=vectors(memory, seed * 1000 + i),
+        )
+        print(f"RETURNED {time.time():.6f} {seg.id}", flush=True)
+    memory.close()
+    print("DONE", flush=True)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "ingest":
         ingest_loop(Path(sys.argv[2]), sys.argv[3], int(sys.argv[4]))
+    elif sys.argv[1] == "addlog":
+        add_log(Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), int(sys.argv[5]))
     else:
         add_loop(
             Path(sys.argv[2]),

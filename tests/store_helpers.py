@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from tests.conftest import VENV_BIN
 from voxmem.audio import Audio
 from voxmem.memory import AudioMemory
 from voxmem.memory.encoders.fake import fake_perception
@@ -44,3 +50,63 @@ def scan(root: Path, needles: list[bytes]) -> list[tuple[str, bytes]]:
             data = path.read_bytes()
             found += [(str(path), n) for n in needles if n in data]
     return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ChromaServer:
+    """A real `chroma run` on loopback that a test can stop and start again (same
+    port, same data folder), to see what the memory does while it is away."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [
+                str(VENV_BIN / "chroma"),
+                "run",
+                "--path",
+                str(self.path),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("chroma run did not start within 60 s")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(timeout=30)
+            self.proc = None
+
+
+@pytest.fixture(scope="session")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real `chroma run` on loopback for the server mode, shared by the tests."""
+    server = ChromaServer(tmp_path_factory.mktemp("chroma-server"))
+    try:
+        server.start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    yield server.url
+    server.stop()

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pytest
 
-from tests.conftest import ROOT, VENV_BIN
-from tests.store_helpers import open_fake, tone, vectors
+from tests.conftest import ROOT
+from tests.store_helpers import chroma_server, open_fake, tone, vectors  # noqa: F401 (fixture)
 from voxmem.audio import write_wav
 from voxmem.memory import SPACES
 
@@ -131,48 +128,7 @@ def test_many_writers_and_readers_at_once(tmp_path: Path) -> None:
         assert memory.search("t", "text", seg.vectors["text"], 1)[0].segment.id == seg.id
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real `chroma run` on loopback, for the server mode."""
-    port = _free_port()
-    path = tmp_path_factory.mktemp("chroma-server")
-    proc = subprocess.Popen(
-        [
-            str(VENV_BIN / "chroma"),
-            "run",
-            "--path",
-            str(path),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("chroma run did not start within 60 s")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=30)
-
-
-def test_server_mode_is_the_same_code(tmp_path: Path, chroma_server: str) -> None:
+def test_server_mode_is_the_same_code(tmp_path: Path, chroma_server: str) -> None:  # noqa: F811
     memory = open_fake(tmp_path / "mem", url=chroma_server)
     assert memory.index.mode == "server"
     a = memory.add_segment(

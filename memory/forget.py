@@ -1,0 +1,257 @@
+"""Erasure as a durable job: recorded first, finished in steps, resumable after a crash.
+
+A forget writes a job (its own table: tenant, the segments chosen, state) in the
+same transaction that hides those segments from every read. Then the job runs:
+
+  erase    one write transaction: the segments' rows and vectors, their FLAC files,
+           recordings left empty, speakers left without turns (unnamed ones, the
+           forgotten speaker, or all of them for ``everything``), and for
+           ``everything`` the items stored before the job and the tenant row if
+           nothing else is left. Everything is decided inside that transaction, so a
+           turn another thread or process stores meanwhile keeps its tenant row,
+           speaker, FLAC and vectors.
+  index    the segments' entries are deleted from the index; the catalog's WAL is
+           folded back so the deleted rows leave its files.
+  compact  the tenant's collections (only that tenant's) are rebuilt, in a fresh
+           process when the index is embedded, and the index files are checked for
+           the forgotten vectors' bytes.
+
+A step that fails (the index server away, the catalog busy with readers) leaves the
+job where it was and raises ``ForgetPending``; the same forget asked again, opening
+the memory, or ``verify`` finishes it. A job is claimed by one process at a time; a
+claim by a process that died is taken over.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from voxmem.memory.audio_files import AudioFiles
+from voxmem.memory.entries import ALL_SPACES
+from voxmem.memory.protocols import CatalogBackend, CatalogWrite, ForgetJob, IndexBackend
+from voxmem.memory.records import (
+    CatalogBusy,
+    ForgetPending,
+    IndexUnavailable,
+    StoreError,
+)
+from voxmem.memory.speakers import recompute_centroid
+
+#: after a forget, the index files are checked for the vectors of up to this many of
+#: the forgotten segments
+CHECK_SEGMENTS = 200
+#: bytes of each vector looked for in the index files
+NEEDLE_BYTES = 32
+
+_RUNNING: set[str] = set()  # jobs this process is running now
+_RUNNING_LOCK = threading.Lock()
+_HOST = socket.gethostname()
+
+
+def _me() -> str:
+    return f"{_HOST}:{os.getpid()}"
+
+
+def _claimable(owner: str | None) -> bool:
+    """Whether this process may run a job claimed by ``owner`` (within the process,
+    ``_RUNNING`` keeps two threads from running one job)."""
+    if owner is None:
+        return True
+    host, _, pid = owner.rpartition(":")
+    if host != _HOST:
+        return False  # another machine's claim: it may be alive
+    if int(pid) == os.getpid():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True  # its process died
+    except PermissionError:
+        return False
+    return False
+
+
+def selector_key(selector: Mapping[str, Any]) -> str:
+    return json.dumps(selector, sort_keys=True)
+
+
+class Forgetting:
+    """Starts, runs and resumes forget jobs for one memory."""
+
+    def __init__(
+        self,
+        catalog: CatalogBackend,
+        index: IndexBackend,
+        files: AudioFiles,
+        rebuild_clean: Callable[[Sequence[str]], None],
+    ) -> None:
+        self.catalog = catalog
+        self.index = index
+        self.files = files
+        self.rebuild_clean = rebuild_clean
+
+    def start(
+        self,
+        tx: CatalogWrite,
+        tenant: str,
+        selector: Mapping[str, Any],
+        ids: Sequence[str],
+        speaker_id: str | None = None,
+        everything: bool = False,
+    ) -> ForgetJob | None:
+        """Record a job in the caller's transaction (hiding ``ids``); None when there
+        is nothing to do."""
+        if not ids and speaker_id is None and not everything:
+            return None
+        job = ForgetJob(
+            f"fgt_{uuid.uuid4().hex[:16]}",
+            tenant,
+            selector_key(selector),
+            "erase",
+            tuple(ids),
+            speaker_id,
+            everything,
+            _me(),
+            time.time(),
+        )
+        with _RUNNING_LOCK:
+            _RUNNING.add(job.id)
+        tx.add_forget_job(job)
+        return job
+
+    def run(self, job: ForgetJob, claimed: bool = False) -> None:
+        """Finish ``job``; ForgetPending if a step cannot be done now."""
+        if not claimed and not self._claim(job):
+            return
+        needles = self._needles(job)
+        done = False
+        try:
+            state = job.state
+            if state == "erase":
+                with self.catalog.write() as tx:
+                    current = tx.forget_job(job.id)
+                    if current is None:
+                        done = True
+                        return
+                    self._erase(tx, current)
+                    tx.set_forget_job(job.id, state="index", owner=_me())
+                state = "index"
+            if state == "index":
+                for space in ALL_SPACES:
+                    self.index.delete(job.tenant, space, job.segments)
+                self.catalog.scrub()
+                with self.catalog.write() as tx:
+                    tx.set_forget_job(job.id, state="compact", owner=_me())
+            self._compact(job.tenant, needles)
+            with self.catalog.write() as tx:
+                tx.delete_forget_job(job.id)
+            done = True
+        except (IndexUnavailable, CatalogBusy) as exc:
+            raise ForgetPending(
+                f"the forget of {len(job.segments)} turn(s) of tenant {job.tenant!r} is "
+                f"recorded and they are no longer read back, but it could not finish ({exc}). "
+                "It finishes when the same forget is asked again, when the memory is next "
+                "opened, or with `voxmem verify`.",
+                job.id,
+                len(job.segments),
+            ) from exc
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(job.id)
+            if not done:
+                self._release(job)
+
+    def resume(self, tenant: str | None = None) -> list[ForgetJob]:
+        """Run every unfinished job (of ``tenant``, or all) this process may claim; the
+        ones finished. Stops at the first that cannot finish (ForgetPending)."""
+        finished = []
+        for job in self.catalog.forget_jobs():
+            if tenant is not None and job.tenant != tenant:
+                continue
+            if self._claim(job):
+                self.run(job, claimed=True)
+                finished.append(job)
+        return finished
+
+    # -- steps -------------------------------------------------------------------------
+
+    def _erase(self, tx: CatalogWrite, job: ForgetJob) -> None:
+        speakers = tx.segment_speakers(job.segments)
+        for seg_id in job.segments:
+            self.files.erase(job.tenant, seg_id)
+        tx.delete_segments(job.segments)
+        tx.drop_empty_recordings(job.tenant)
+        if job.speaker_id:
+            speakers.add(job.speaker_id)
+        known = {s.id: s for s in tx.speakers(job.tenant)}
+        if job.everything:
+            speakers |= set(known)
+        for spk_id in speakers:
+            spk = known.get(spk_id)
+            if spk is None:
+                continue
+            spk = recompute_centroid(tx, spk)
+            doomed = job.everything or spk.id == job.speaker_id or spk.name is None
+            if spk.n_segments == 0 and doomed:
+                tx.delete_speaker(spk.id)
+        if job.everything:
+            tx.delete_items(job.tenant, job.created_at)
+            tx.drop_tenant_if_empty(job.tenant)
+
+    def _needles(self, job: ForgetJob) -> list[bytes]:
+        if job.state != "erase":
+            return []  # the vectors are gone from the catalog: nothing to look for
+        prefixes = self.catalog.vector_bytes(list(job.segments[:CHECK_SEGMENTS]))
+        return [p[:NEEDLE_BYTES] for p in prefixes]
+
+    def _compact(self, tenant: str, needles: list[bytes]) -> None:
+        """Rebuild the tenant's collections; then, while the index files still hold a
+        forgotten vector, rebuild the tenants whose files hold it."""
+        self.rebuild_clean([tenant])
+        needles = [n for n in needles if n not in self.catalog.shared_prefixes(needles)]
+        for _ in range(3):
+            holders = self.index.holds(needles)
+            if not holders:
+                return
+            self.rebuild_clean(sorted(t for t in holders if t) or [tenant])
+        if self.index.holds(needles):
+            raise StoreError(
+                "forgotten vectors are still present in the index files; stop "
+                "the processes using this memory and run `voxmem rebuild`"
+            )
+
+    # -- claims ------------------------------------------------------------------------
+
+    def _claim(self, job: ForgetJob) -> bool:
+        with _RUNNING_LOCK:
+            if job.id in _RUNNING:
+                return False
+            _RUNNING.add(job.id)
+        try:
+            with self.catalog.write() as tx:
+                current = tx.forget_job(job.id)
+                if current is None or not _claimable(current.owner):
+                    with _RUNNING_LOCK:
+                        _RUNNING.discard(job.id)
+                    return False
+                tx.set_forget_job(job.id, owner=_me())
+            return True
+        except BaseException:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(job.id)
+            raise
+
+    def _release(self, job: ForgetJob) -> None:
+        try:
+            with self.catalog.write() as tx:
+                if tx.forget_job(job.id) is not None:
+                    tx.set_forget_job(job.id, owner=None)
+        except StoreError:
+            pass  # the claim of a process that is gone is taken over anyway

@@ -1,0 +1,152 @@
+"""Keeping the index a faithful copy of the catalog: rebuild and verify.
+
+The catalog is the source of truth; every index entry can be written again from
+it (``voxmem.memory.entries``). ``rebuild`` recreates tenants' collections,
+``verify`` compares catalog, audio files and index and repairs what differs,
+and turns stored while the index was failing are indexed here.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from voxmem.memory.audio_files import AudioFiles, erase_file
+from voxmem.memory.entries import ALL_SPACES, SOURCES, SegmentEntries
+from voxmem.memory.protocols import CatalogBackend, IndexBackend
+from voxmem.memory.records import StoreError
+
+
+@dataclass
+class VerifyReport:
+    """Differences between the catalog, the audio files and the index."""
+
+    missing_in_index: dict[str, int] = field(default_factory=dict)
+    extra_in_index: dict[str, int] = field(default_factory=dict)
+    missing_audio: list[str] = field(default_factory=list)
+    orphan_audio: int = 0
+    unfinished_forgets: int = 0
+    repaired: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not (
+            any(self.missing_in_index.values())
+            or any(self.extra_in_index.values())
+            or self.missing_audio
+            or self.orphan_audio
+            or self.unfinished_forgets
+        )
+
+
+class Maintenance:
+    def __init__(
+        self, catalog: CatalogBackend, index: IndexBackend, files: AudioFiles, root: Path
+    ) -> None:
+        self.catalog = catalog
+        self.index = index
+        self.files = files
+        self.root = root
+
+    def rebuild(self, tenants: Sequence[str] | None = None, purge: bool = True) -> int:
+        """Recreate ``tenants``' collections (all by default) from the catalog; how many
+        segments were indexed."""
+        if tenants is None:
+            tenants = sorted(set(self.catalog.tenants()) | self.index.tenants())
+        total = 0
+        for tenant in tenants:
+            for space in ALL_SPACES:
+                self.index.drop(tenant, space)
+            if not self.catalog.has_tenant(tenant):
+                continue
+            for source in SOURCES:
+                n = source.put(self.catalog, self.index, tenant, None)
+                total += n if isinstance(source, SegmentEntries) else 0
+        if purge:
+            self.index.purge()
+        return total
+
+    def rebuild_clean(self, tenants: Sequence[str]) -> None:
+        """Rebuild ``tenants``' collections so that no deleted vector stays in the index
+        files: in a fresh process when the index is embedded (the graph files Chroma
+        writes can carry stale bytes of the writing process's freed memory, and a new
+        process never held the forgotten vectors). This process lets go of its index
+        client first and reconnects after."""
+        if self.index.mode != "embedded":
+            self.rebuild(tenants, purge=False)
+            return
+        # Drop here, so that the new process never loads the old graphs either.
+        for tenant in tenants:
+            for space in ALL_SPACES:
+                self.index.drop(tenant, space)
+        self.index.purge()
+        self.index.release()
+        index_path = getattr(self.index, "path", self.root / "chroma")
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "voxmem.memory.rebuild_child",
+                str(self.root),
+                str(index_path),
+                *tenants,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=3600,
+        )
+        if proc.returncode != 0:
+            raise StoreError(
+                "rebuilding the index after a forget failed; the catalog and audio are already "
+                f"erased, run `voxmem rebuild` to finish. Details: {proc.stderr.strip()[-500:]}"
+            )
+
+    def index_unindexed(self) -> int:
+        """Index the turns stored while the index was failing; how many."""
+        total = 0
+        for tenant, ids in self.catalog.unindexed().items():
+            total += SegmentEntries().put(self.catalog, self.index, tenant, set(ids))
+            with self.catalog.write() as tx:
+                tx.clear_unindexed(ids)
+        return total
+
+    def verify(self, repair: bool = True) -> VerifyReport:
+        """Compare catalog, audio files and index; with ``repair``, fix what differs
+        (unfinished forgets are the caller's to finish before)."""
+        report = VerifyReport(unfinished_forgets=len(self.catalog.forget_jobs()))
+        if repair:
+            self.index_unindexed()
+        live = self.catalog.live_ids()
+        for tenant in sorted(set(live) | self.index.tenants()):
+            for source in SOURCES:
+                wanted = (
+                    source.wanted(self.catalog, tenant)
+                    if tenant in live
+                    else {s: set() for s in source.spaces}
+                )
+                for space, want in wanted.items():
+                    have = self.index.ids(tenant, space)
+                    missing, extra = want - have, have - want
+                    report.missing_in_index[space] = report.missing_in_index.get(space, 0) + len(
+                        missing
+                    )
+                    report.extra_in_index[space] = report.extra_in_index.get(space, 0) + len(extra)
+                    if repair and extra:
+                        self.index.delete(tenant, space, extra)
+                    if repair and missing:
+                        source.put(self.catalog, self.index, tenant, missing)
+        files = self.files.all()
+        expected = {self.files.path(t, i) for t, ids in live.items() for i in ids}
+        report.missing_audio = sorted(p.stem for p in expected - files)
+        orphans = files - expected
+        report.orphan_audio = len(orphans)
+        if repair:
+            for p in orphans:
+                erase_file(p)
+            self.files.remove_temporaries()
+        report.repaired = repair
+        return report
