@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -31,3 +33,148 @@ def test_unknown_or_invalid_tenant_is_one_clear_line(
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     assert "UnknownTenant" in result.output or "TenantRequired" in result.output
+
+
+# --- faults a user meets at the command line --------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A memory with two sessions and two speakers of tenant acme (fake encoders)."""
+    from tests.store_helpers import open_fake, tone, vectors
+
+    path = tmp_path_factory.mktemp("cli") / "memory"
+    with open_fake(path) as memory:
+        for i, session in enumerate(["s1", "s2"]):
+            memory.add_segment(
+                tone(300 + 400 * i),
+                tenant="acme",
+                session=session,
+                transcript=f"turn {i}",
+                vectors=vectors(memory, i),
+            )
+        ids = [s.id for s in memory.speakers("acme")]
+    return path, ids
+
+
+def _run(args: list[str], data_dir: Path, **env: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, [*args, "--data-dir", str(data_dir)], env=env)
+    return result.exit_code, result.output
+
+
+def _one_line(code: int, output: str, error: str) -> None:
+    assert code == 1, output
+    assert "Traceback" not in output and "╭" not in output, output
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert lines[0].startswith(f"{error}:"), output
+    assert len(lines) <= 3, output  # the one message, wrapped at most twice
+
+
+def test_recall_refuses_k_below_one(tmp_path: Path) -> None:
+    code, output = _run(["recall", "the budget", "-t", "acme", "--k", "-3"], tmp_path)
+    assert code == 2
+    assert "Invalid value for '--k'" in output and "greater than or equal to 1" in output
+
+
+def test_write_audio_onto_a_file_is_refused_before_recalling(tmp_path: Path) -> None:
+    target = tmp_path / "hits.wav"
+    target.write_bytes(b"mine")
+    code, output = _run(
+        ["recall", "the budget", "-t", "acme", "--write-audio", str(target)], tmp_path / "m"
+    )
+    _one_line(code, output, "FileExistsError")
+    assert "is a file" in output and target.read_bytes() == b"mine"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["stats"], ["speakers", "list", "-t", "acme"], ["recall", "the budget", "-t", "acme"]],
+)
+def test_a_data_folder_that_is_a_file_is_one_line(args: list[str], tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "memory"
+    not_a_folder.write_text("a file")
+    code, output = _run(args, not_a_folder)
+    assert code == 1 and "Traceback" not in output and "╭" not in output, output
+    assert "memory" in output and len(output.strip().splitlines()) <= 3, output
+
+
+@pytest.mark.parametrize("args", [["stats"], ["recall", "the budget", "-t", "acme"]])
+def test_a_damaged_catalog_is_one_line_that_says_what_to_do(
+    args: list[str], stored: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    import shutil
+
+    copy = tmp_path / "memory"
+    shutil.copytree(stored[0], copy)
+    (copy / "catalog.sqlite3").write_bytes(np.random.default_rng(0).bytes(20_000))
+    for extra in ("catalog.sqlite3-wal", "catalog.sqlite3-shm"):
+        (copy / extra).unlink(missing_ok=True)
+    code, output = _run(args, copy)
+    _one_line(code, output, "DatabaseError")
+    assert "restore catalog.sqlite3 from a backup" in " ".join(output.split())
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["stats"], ["recall", "the budget", "-t", "acme"], ["forget", "-t", "acme", "--everything"]],
+)
+def test_a_chroma_server_that_is_down_at_start_is_one_line(args: list[str], tmp_path: Path) -> None:
+    from tests.store_helpers import free_port
+
+    code, output = _run(args, tmp_path, VOXMEM_CHROMA__URL=f"http://127.0.0.1:{free_port()}")
+    _one_line(code, output, "IndexUnavailable")
+
+
+def test_naming_a_speaker_empty_or_after_another_speakers_id_is_refused(
+    stored: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    import shutil
+
+    copy = tmp_path / "memory"
+    shutil.copytree(stored[0], copy)
+    first, second = stored[1]
+    for name in ["", "  ", second]:
+        code, output = _run(["speakers", "name", first, name, "-t", "acme"], copy)
+        assert code == 1 and "Traceback" not in output, output
+    code, output = _run(["speakers", "list", "-t", "acme"], copy)
+    assert code == 0 and output.count(" - ") >= 2, output  # both still unnamed
+
+
+@pytest.mark.xfail(
+    strict=True, reason="the store's forget does not yet refuse a session it never stored"
+)
+def test_forgetting_an_unknown_session_is_an_error_like_an_unknown_speaker(
+    stored: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    import shutil
+
+    copy = tmp_path / "memory"
+    shutil.copytree(stored[0], copy)
+    code, output = _run(["forget", "-t", "acme", "--speaker", "nobody"], copy)
+    _one_line(code, output, "UnknownSpeaker")
+    code, output = _run(["forget", "-t", "acme", "--session", "nosuch"], copy)
+    _one_line(code, output, "UnknownSession")
+
+
+@pytest.mark.models
+@pytest.mark.xfail(
+    strict=True,
+    reason="the store's ingest does not yet ask for speech (perceive(require_speech=True))",
+)
+def test_ingesting_audio_without_speech_stores_nothing_and_says_why(tmp_path: Path) -> None:
+    import soundfile as sf
+
+    rng = np.random.default_rng(0)
+    for name, samples in {
+        "noise": 0.3 * rng.standard_normal(48_000),
+        "tone": 0.3 * np.sin(2 * np.pi * 440 * np.arange(48_000) / 16_000),
+        "click": 0.3 * rng.standard_normal(160),
+    }.items():
+        sf.write(tmp_path / f"{name}.wav", samples.astype(np.float32), 16_000)
+        code, output = _run(
+            ["ingest", str(tmp_path / f"{name}.wav"), "-t", "acme", "-s", "s1"], tmp_path / "m"
+        )
+        assert code == 1 and "NoSpeech" in output and "nothing was stored" in output, output
+    code, output = _run(["stats"], tmp_path / "m")
+    assert code == 0
+    assert re.search(r"recordings\W+0\b", output) and re.search(r"segments\W+0\b", output), output

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from voxmem.settings import Role, Settings
@@ -85,27 +87,35 @@ Tenant = typer.Option(..., "--tenant", "-t", help="Whose memory (required on eve
 
 
 def _memory(data_dir: Path | None) -> Any:
+    """The memory, opened; a folder, catalog or index that cannot be used is one line."""
     from voxmem.memory import AudioMemory
 
-    if not Settings().allow_downloads:
+    if not _call(Settings).allow_downloads:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    return AudioMemory.open(data_dir)
+    return _call(lambda: AudioMemory.open(data_dir))
 
 
-def _fail(exc: Exception) -> NoReturn:
-    console.print(f"[red]{type(exc).__name__}:[/] {exc}")
+def _fail(exc: BaseException, fix: str = "") -> NoReturn:
+    console.print(f"[red]{type(exc).__name__}:[/] {escape(str(exc))}{escape(fix)}")
     raise typer.Exit(1)
 
 
 def _call(fn: Callable[[], T]) -> T:
-    """Run ``fn``; bad input (a typed error or a rejected value) becomes its one-line
-    message and exit status 1 instead of a traceback."""
+    """Run ``fn``; bad input (a typed error, a rejected value) and what the system refuses
+    (a file where a folder should be, a damaged catalog) become one line and exit
+    status 1 instead of a traceback."""
     from voxmem.errors import VoxmemError
 
     try:
         return fn()
-    except (VoxmemError, ValueError) as exc:
+    except (VoxmemError, ValueError, OSError) as exc:
         _fail(exc)
+    except sqlite3.DatabaseError as exc:
+        _fail(
+            exc,
+            " (the memory's catalog cannot be read: it is damaged or not a voxmem "
+            "catalog; restore catalog.sqlite3 from a backup)",
+        )
 
 
 @app.command()
@@ -132,9 +142,9 @@ def ingest(
             progress.update(task, description=f"ingesting {f.name}")
             try:
                 segments = memory.ingest(f, tenant=tenant, session=session, role=role)
-            except (VoxmemError, ValueError) as exc:
+            except (VoxmemError, ValueError, OSError) as exc:
                 failed += 1
-                console.print(f"[red]{f}: {type(exc).__name__}:[/] {exc}")
+                console.print(f"[red]{escape(str(f))}: {type(exc).__name__}:[/] {escape(str(exc))}")
                 progress.advance(task)
                 continue
             for seg in segments:
@@ -274,7 +284,7 @@ def recall(
     reference: Path | None = typer.Option(
         None, "--reference", "-r", help="A clip the instruction refers to."
     ),
-    k: int = typer.Option(5, "--k", help="How many turns."),
+    k: int = typer.Option(5, "--k", min=1, help="How many turns (1 or more)."),
     write_audio: Path | None = typer.Option(
         None, "--write-audio", help="Write each hit's audio into this folder."
     ),
@@ -284,6 +294,13 @@ def recall(
     from voxmem.audio import write_wav
     from voxmem.retrievers.recall import recall as do_recall
 
+    if write_audio is not None and write_audio.exists() and not write_audio.is_dir():
+        _fail(
+            FileExistsError(
+                f"--write-audio {write_audio} is a file; it names a folder to write each hit's "
+                "audio into: give a new or existing folder"
+            )
+        )
     memory = _memory(data_dir)
     result = _call(lambda: do_recall(memory, tenant, instruction, reference=reference, k=k))
     console.print(f"plan: {result.plan.describe()}")
@@ -304,9 +321,17 @@ def recall(
             seg.transcript,
             ev,
         )
-        if write_audio is not None:
-            write_wav(memory.audio(tenant, seg.id), write_audio / f"{i:02d}-{seg.id}.wav")
     console.print(table)
+    if write_audio is not None:
+        folder = write_audio
+        _call(
+            lambda: [
+                write_wav(
+                    memory.audio(tenant, hit.segment.id), folder / f"{i:02d}-{hit.segment.id}.wav"
+                )
+                for i, hit in enumerate(result.turns, 1)
+            ]
+        )
 
 
 @app.command()
