@@ -80,5 +80,27 @@ def run(
     console.print("wrote " + ", ".join(str(p) for p in paths))
 
 
+@app.command("train-planner")
+def train_planner(
+    seed: int = typer.Option(0, help="Seed of the generated corpus and of training."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Weights file (default: the planner's shipped weights)."
+    ),
+    train: int = typer.Option(12000, min=50, help="Generated training instructions."),
+    dev: int = typer.Option(2000, min=10, help="Generated dev instructions (held-back wordings)."),
+    cache: Path | None = typer.Option(
+        None, "--cache", help="Folder keeping the corpus's encodings between runs."
+    ),
+) -> None:
+    """Generate the planner's corpus, train it, write its weights, print dev accuracy."""
+    from voxmem.benchmarks.train_planner import TrainParams
+    from voxmem.benchmarks.train_planner import train_planner as run_training
+    from voxmem.retrievers.planner import WEIGHTS
+
+    run_training(
+        seed=seed, out=out or WEIGHTS, params=TrainParams(train=train, dev=dev), cache=cache
+    )
+
+
 def main() -> None:
     app()

@@ -1,23 +1,46 @@
 """Natural-language instructions to retrieval plans.
 
-Two layers. Lexicons and patterns catch the wordings people use most ("this
-speaker", "sounds sad", "rain in the background", "what did ... say about X").
-For wordings nobody listed, the instruction's sentence embedding is compared
-with descriptions of every attribute mode and value, and a close enough match
-decides. Thresholds are declared in ``ParserParams``.
+``InstructionParser.parse`` is what recall and the agent call. Three planners,
+chosen by ``PlannerSettings.kind``:
+
+- ``trained`` (default): heads over the MiniLM text encoder trained on a generated
+  corpus (:mod:`voxmem.retrievers.planner`; ``benchmarks train-planner``);
+- ``lexicon``: the patterns and word lists below. Lexicons and patterns catch the
+  wordings people use most ("this speaker", "sounds sad", "rain in the background",
+  "what did ... say about X"); with a text encoder, the instruction's sentence
+  embedding is also compared with descriptions of every attribute mode and value
+  (thresholds in ``ParserParams``);
+- ``llm``: an OpenAI-compatible endpoint (:mod:`voxmem.retrievers.planner_llm`).
+
+A planner that fails falls back (llm -> trained -> lexicon) and says so in the
+plan's notices.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 import numpy as np
+from pydantic import BaseModel, Field, SecretStr
 
 from voxmem.memory.encoders.base import TextEncoder
-from voxmem.retrievers.plan import Constraint, RetrievalPlan
+from voxmem.retrievers.plan import Constraint, PlanNotice, RetrievalPlan
 from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS, STYLE_WORDS
+
+PlannerKind = Literal["lexicon", "trained", "llm"]
+
+
+class PlannerSettings(BaseModel):
+    """Which planner reads instructions, and the LLM endpoint when it is ``llm``."""
+
+    kind: PlannerKind = "trained"
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
+    openai_model: str = "gpt-4o-mini"
+    timeout_s: float = Field(default=10.0, gt=0)
 
 
 @dataclass(frozen=True)
@@ -204,14 +227,73 @@ def _word_hit(words: Sequence[str], text: str) -> str | None:
 
 
 class InstructionParser:
-    """Instruction (+ whether a reference clip is given) -> RetrievalPlan."""
+    """Instruction (+ whether a reference clip is given) -> RetrievalPlan.
 
-    def __init__(self, text: TextEncoder | None = None, params: ParserParams | None = None) -> None:
+    ``planner`` chooses who reads it (default: the trained planner); ``text`` gives
+    the lexicon its embedding fallback."""
+
+    def __init__(
+        self,
+        text: TextEncoder | None = None,
+        params: ParserParams | None = None,
+        planner: PlannerKind | PlannerSettings = "trained",
+        trained: Any | None = None,
+        llm: Any | None = None,
+    ) -> None:
         self.text = text
         self.params = params or ParserParams()
+        self.settings = (
+            planner if isinstance(planner, PlannerSettings) else PlannerSettings(kind=planner)
+        )
+        self._trained, self._llm = trained, llm
         self._protos: dict[str, tuple[list[str], np.ndarray]] = {}
         if text is not None:
             self._build_prototypes(text)
+
+    @property
+    def kind(self) -> PlannerKind:
+        return self.settings.kind
+
+    def parse(
+        self, instruction: str, has_reference: bool = False, speaker_names: Sequence[str] = ()
+    ) -> RetrievalPlan:
+        from voxmem.retrievers.planner import PlannerUnavailable
+
+        notices: list[PlanNotice] = []
+        if self.kind == "llm":
+            try:
+                return self._llm_planner().plan(instruction, has_reference, speaker_names)
+            except PlannerUnavailable as exc:
+                notices.append(PlanNotice("fallback", f"{exc}; the trained planner read it"))
+        if self.kind in ("llm", "trained"):
+            try:
+                plan = self._trained_planner().plan(instruction, has_reference, speaker_names)
+                return replace(plan, notices=(*notices, *plan.notices))
+            except PlannerUnavailable as exc:
+                notices.append(PlanNotice("fallback", f"{exc}; the lexicon read it"))
+        plan = self.parse_lexicon(instruction, has_reference, speaker_names)
+        return replace(plan, notices=(*notices, *plan.notices))
+
+    def _trained_planner(self) -> Any:
+        if self._trained is None:
+            from voxmem.retrievers.planner import TrainedPlanner
+
+            self._trained = TrainedPlanner()
+        return self._trained
+
+    def _llm_planner(self) -> Any:
+        if self._llm is None:
+            from voxmem.retrievers.planner import PlannerUnavailable
+            from voxmem.retrievers.planner_llm import LlmPlanner
+
+            s = self.settings
+            if not s.openai_base_url:
+                raise PlannerUnavailable(
+                    "the LLM planner needs an endpoint: set openai_base_url in the planner settings"
+                )
+            key = s.openai_api_key.get_secret_value() if s.openai_api_key else None
+            self._llm = LlmPlanner(s.openai_base_url, s.openai_model, key, s.timeout_s)
+        return self._llm
 
     def _build_prototypes(self, text: TextEncoder) -> None:
         same = {
@@ -250,9 +332,15 @@ class InstructionParser:
             text.queries([e[1] for e in envs]),
         )
 
-    def parse(
+    def parse_lexicon(
         self, instruction: str, has_reference: bool = False, speaker_names: Sequence[str] = ()
     ) -> RetrievalPlan:
+        """The lexicon's plan. English only: an instruction it cannot read gets the
+        trained planner's content-only plan and its notice."""
+        from voxmem.retrievers.planner import is_english, not_english_plan
+
+        if not is_english(instruction):
+            return not_english_plan(instruction, speaker_names)
         text = " ".join(instruction.lower().replace("’", "'").split())
         used: list[str] = []
 
@@ -300,7 +388,7 @@ class InstructionParser:
         plan = RetrievalPlan(
             content, from_reference, speaker, style, environment, role, instruction
         )
-        return self._embedding_fallback(plan, text, has_reference)
+        return _stored_style(self._embedding_fallback(plan, text, has_reference))
 
     def _content(self, text: str, used: list[str], constrained: bool = False) -> str | None:
         """The words left once attribute phrases and instruction boilerplate are gone.
@@ -354,6 +442,24 @@ class InstructionParser:
                     updates[attr] = Constraint("target", labels[best])
         if not updates:
             return plan
-        from dataclasses import replace
+        return replace(plan, **updates)
 
-        return replace(plan, **updates)  # type: ignore[arg-type]
+
+def _stored_style(plan: RetrievalPlan) -> RetrievalPlan:
+    """A style no stored turn carries (crying, laughing, shouting) asked for as the
+    nearest stored one, with a notice."""
+    from voxmem.retrievers.planner import MAPPED_STYLES
+
+    label = plan.style.value
+    if plan.style.mode != "target" or label not in MAPPED_STYLES:
+        return plan
+    notice = PlanNotice(
+        "unstored_label",
+        f"no stored turn carries the style {label!r}; asked for {MAPPED_STYLES[label]!r}, "
+        "the nearest stored style",
+    )
+    return replace(
+        plan,
+        style=Constraint("target", MAPPED_STYLES[label]),
+        notices=(*plan.notices, notice),
+    )

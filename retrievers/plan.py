@@ -16,8 +16,6 @@ class Constraint:
 
     mode: Mode = "any"
     value: str | None = None
-    #: a required constraint dominates the ranking; a soft one only reorders
-    required: bool = True
 
     def __str__(self) -> str:
         return self.mode if self.mode != "target" else f"target:{self.value}"
@@ -44,6 +42,21 @@ class TimeWindow:
         return self.label or ("first" if self.order == "first" else self.order or "any")
 
 
+NoticeKind = Literal[
+    "english_only", "no_reference", "unstored_label", "unknown_speaker", "fallback"
+]
+
+
+@dataclass(frozen=True)
+class PlanNotice:
+    """Something the planner could not do as asked, said plainly: an instruction in a
+    language it cannot read, a "same as the clip" without a clip, a label no stored
+    turn carries, a name nobody has, a planner that failed and was replaced."""
+
+    kind: NoticeKind
+    message: str
+
+
 @dataclass(frozen=True)
 class RetrievalPlan:
     """Content to match plus one constraint per attribute, and hard filters."""
@@ -57,6 +70,7 @@ class RetrievalPlan:
     role: str | None = None
     instruction: str = ""
     time: TimeWindow = field(default_factory=TimeWindow)
+    notices: tuple[PlanNotice, ...] = ()
 
     def constraint(self, attribute: str) -> Constraint:
         value: Constraint = getattr(self, attribute)

@@ -30,14 +30,21 @@ CASES = [
 
 @pytest.mark.parametrize(("text", "has_ref", "want"), CASES)
 def test_instructions_become_plans(text: str, has_ref: bool, want: str) -> None:
-    plan = InstructionParser().parse(text, has_ref, speaker_names=["Dana"])
+    plan = InstructionParser(planner="lexicon").parse(text, has_ref, speaker_names=["Dana"])
     assert plan.describe() == want
 
 
 def test_same_needs_a_reference() -> None:
     # without a reference clip there is nothing to be "the same" as
-    plan = InstructionParser().parse("what did this speaker say about the budget", False)
+    plan = InstructionParser(planner="lexicon").parse(
+        "what did this speaker say about the budget", False
+    )
     assert plan.speaker.mode == "any" and plan.content == "budget"
+
+
+def test_the_default_parser_is_the_trained_planner() -> None:
+    assert InstructionParser().kind == "trained"
+    assert InstructionParser(planner="lexicon").kind == "lexicon"
 
 
 def test_generated_instructions_are_reproducible_and_balanced() -> None:

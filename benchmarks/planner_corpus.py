@@ -1,0 +1,1053 @@
+"""A generated corpus of instructions with their plans, for training the planner.
+
+Every instruction is put together from a grammatical frame (a question about what
+someone said, a request for clips, a fronted topic, a bare noun phrase, ...) and
+one phrase per asked-for part of the plan (who spoke, how it sounded, what was
+behind it, what it was about, when), in random order and register, with fillers,
+typos and casing noise. Each word carries a tag: ``C`` (content to match), ``N`` (a speaker's name),
+``P`` (the reference clip's speaker), ``S`` (how it sounded), ``E`` (what was behind
+it), ``R`` (content taken from the reference clip), ``U`` / ``A`` (the user's / the
+agent's own turns), ``T`` (when), or ``O`` (the instruction's own wording).
+
+Every list of phrases is split in two by position: the ``dev`` corpus is built
+only from the held-back part of every list (frames, openers, clip nouns, topics,
+names, style and sound wordings), so dev accuracy measures wordings the model
+never trained on. Both are tuning data of this module: they never score the
+planner as a test pool.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from voxmem.retrievers.planner import (
+    CONTENT_KINDS,
+    ENV_LABELS,
+    ROLES,
+    SPEAKER_MODES,
+    STYLE_LABELS,
+    TIME_LABELS,
+    words_of,
+)
+
+Split = str  # "train" | "dev"
+
+
+def _phrases(text: str) -> list[str]:
+    """Phrases separated by ``|`` (line breaks are spaces)."""
+    return [" ".join(p.split()) for p in text.split("|")]
+
+
+@dataclass(frozen=True)
+class Example:
+    words: tuple[str, ...]
+    tags: tuple[str, ...]
+    speaker: str  # any | same | target
+    style: str  # any | same | a style label (stored or mapped)
+    environment: str  # any | same | an environment label
+    content: str  # none | present | reference
+    role: str  # none | user | agent
+    time: str  # none | a time label
+
+    @property
+    def text(self) -> str:
+        out = ""
+        for w in self.words:
+            glue = not out or re.fullmatch(r"[,.?!:;]|'s|n't", w) is not None
+            out += w if glue else " " + w
+        return out
+
+    @property
+    def content_words(self) -> list[str]:
+        return [w for w, t in zip(self.words, self.tags, strict=True) if t == "C"]
+
+
+_PARTS: dict[tuple[int, Split], list[str]] = {}
+
+
+def _part(items: Sequence[str], split: Split) -> list[str]:
+    """Every fifth item (from the fourth on) is held back for dev; lists of three
+    items or fewer are shared."""
+    key = (id(items), split)
+    if key not in _PARTS:
+        if len(items) < 4:
+            _PARTS[key] = list(items)
+        else:
+            dev = [x for i, x in enumerate(items) if i % 5 == 3]
+            train = [x for i, x in enumerate(items) if i % 5 != 3]
+            _PARTS[key] = dev if split == "dev" else train
+    return _PARTS[key]
+
+
+def _pick(rng: np.random.Generator, items: Sequence[str], split: Split | None = None) -> str:
+    """One item (of the ``split`` part of ``items`` when given)."""
+    pool = _part(items, split) if split else items
+    return pool[int(rng.integers(len(pool)))]
+
+
+# --- who ---------------------------------------------------------------------
+
+_NAMES = """Dana Priya Marco Keiko Tom Aisha Lars Fatima Jonas Mei Olu Sven Rosa Ahmed Nina
+Carlos Ingrid Ravi Chloe Mateo Yuki Omar Hannah Felix Zara Diego Leila Pavel Grace Kwame
+Elena Tariq Sofia Bruno Amara Hugo Noor Ivan Lucy Kenji Maya Samir Petra Liam Anya Emeka
+Clara Raj Ines Otto"""
+NAMES = _NAMES.split()
+SAME_SUBJECT = _phrases(
+    """
+    this speaker | the same speaker | this person | the person in this clip | the voice
+    in the recording | he | she | this guy | the woman in the sample | whoever is
+    talking here | the same person | the one speaking in the reference | the speaker of
+    this clip | that voice | the man in this recording | the same voice | the narrator
+    here | this caller | the person you just heard | the lady in the clip | the talker
+    in this sample | this same individual | the speaker from the query | the one in the
+    example | the person speaking here | the voice you hear in this clip | this very
+    speaker | the guy in the audio | the girl in this recording | the presenter in the
+    clip
+    """
+)
+SAME_BY = _phrases(
+    """
+    by this speaker | from the same speaker | by the same person | in this voice |
+    spoken by the person in the clip | from this voice | by the same voice | with the
+    same speaker | featuring the same person | said by him | said by her | from whoever
+    is speaking here | by the speaker in the reference | in the same voice | from the
+    same talker as this one | by that same person | by the person in this sample |
+    uttered by the same individual | in his voice | in her voice | by the voice in the
+    query clip | from this exact speaker | voiced by the same person | by the one
+    talking in this recording | from the narrator of this clip | with this person
+    speaking | by the very same speaker | from the same person as here | by the same guy
+    | spoken in this same voice
+    """
+)
+ANY_SUBJECT = _phrases(
+    """
+    anyone | someone | somebody | people | anybody | they | everyone | a speaker | one
+    of them | whoever
+    """
+)
+USER_SUBJECT = ["I", "I", "I myself"]
+AGENT_SUBJECT = _phrases(
+    """
+    you | you | the assistant | the bot | the agent | you yourself
+    """
+)
+
+# --- what was said (topics; words tagged C) ------------------------------------
+
+_NOUNS = """budget invoice flight dentist recipe deadline contract garden holiday rent
+printer interview wedding bakery mortgage vaccine laptop passport parking salary
+conference playlist bicycle furniture insurance lasagna kitchen roof basement ticket
+concert marathon homework exam tuition pharmacy groceries refund warranty delivery
+project launch campaign merger lawsuit election referendum stadium museum library
+hospital surgery appointment prescription allergy diet workout gym yoga vacation cruise
+hotel airport visa embassy neighbour landlord plumber electrician carpenter painter
+puppy kitten aquarium telescope microscope spreadsheet database server firewall password
+backup website newsletter podcast documentary novel poem painting sculpture festival
+parade fireworks barbecue picnic camping hiking skiing surfing tennis chess football
+basketball cricket rugby swimming bakery harvest vineyard orchard tractor greenhouse
+compost fence driveway chimney garage attic balcony elevator staircase carpet curtains
+sofa mattress fridge oven microwave dishwasher kettle toaster blender coffee tea
+sandwich pizza noodles dumplings curry soup salad dessert chocolate cheese bread
+invoice receipt pension tax audit quarterly forecast inventory shipment warehouse
+supplier customer complaint feedback survey promotion bonus layoff hiring onboarding
+training workshop seminar lecture thesis scholarship internship graduation reunion
+anniversary birthday funeral christening divorce engagement honeymoon babysitter
+daycare kindergarten curriculum uniform allowance chores curfew sleepover"""
+NOUNS = list(dict.fromkeys(_NOUNS.split()))
+_MODIFIER_WORDS = """new old next last big annual monthly weekly quarterly broken late early
+cancelled delayed upcoming second final vegan local company family school office
+summer winter spring autumn morning evening weekend holiday team project client"""
+_MODIFIERS = _MODIFIER_WORDS.split()
+_DETS = ["the", "the", "the", "our", "my", "your", "their", "his", "her", "that", ""]
+_OF = _phrases(
+    """
+    for | of | with | at | from
+    """
+)
+CLAUSE_SUBJECTS = _phrases(
+    """
+    the meeting | the train | we | they | the shop | the package | the doctor | my
+    sister | the team | the flight | the landlord | the kids | the bank | our neighbour
+    | the client | the printer
+    """
+)
+CLAUSE_PREDICATES = _phrases(
+    """
+    was moved to Friday | would be late | should cancel the order | needs a new battery
+    | is closed on Sundays | arrives at noon | costs too much | wants a refund | got
+    lost on the way | will call back tomorrow | is out of stock | ran over budget |
+    changed the password | missed the bus | is moving to Berlin | won the match | forgot
+    the keys | needs to be signed by Monday | should repaint the hallway | booked two
+    rooms
+    """
+)
+
+
+def clause(rng: np.random.Generator, split: Split) -> str:
+    """Something reported as said: "the train would be late"."""
+    subj = _pick(rng, CLAUSE_SUBJECTS, split)
+    return f"{subj} {_pick(rng, CLAUSE_PREDICATES, split)}"
+
+
+def topic(rng: np.random.Generator, split: Split) -> str:
+    """A topic noun phrase."""
+    nouns, mods = _part(NOUNS, split), _part(_MODIFIERS, split)
+    r = rng.random()
+    det = _pick(rng, _DETS)
+    noun = _pick(rng, nouns)
+    if r < 0.35:
+        noun = f"{_pick(rng, mods)} {noun}"
+    elif r < 0.5:
+        noun = f"{noun} {_pick(rng, nouns)}"
+    elif r < 0.6:
+        noun = f"{noun} {_pick(rng, _OF)} the {_pick(rng, nouns)}"
+    elif r < 0.65:
+        noun = f"{noun} in room {int(rng.integers(2, 500))}"
+    return f"{det} {noun}".strip()
+
+
+#: topics that share a word with a style or sound; asked for as content, not as sound
+AMBIGUOUS_TOPICS = _phrases(
+    """
+    the rain forecast | the storm damage | the music festival | the phone bill | the dog
+    food | the cat sitter | the alarm code | the clock repair | the flat | the fast
+    train | the slow internet | the high rent | the low prices | the bell pepper | the
+    wind farm | the water bill | the typing test | the camera settings | the paper
+    deadline | the crowd funding | the bird feeder | the engine repair | the sad news |
+    the angry customer | the static electricity | the blue sofa | the traffic fine | the
+    piano lessons | the coffee shop lease | the ocean cruise | the fan club | the bar
+    exam | the radio interview | the party budget | the river cleanup
+    """
+)
+
+# --- how it sounded -----------------------------------------------------------
+
+STYLE_ADJ: dict[str, list[str]] = {
+    "sad": _phrases(
+        """
+        sad | unhappy | gloomy | downcast | sorrowful | melancholy | miserable | down |
+        heartbroken | depressed | blue | dejected | mournful | glum | forlorn |
+        low-spirited | despondent | crestfallen | woeful | upset
+        """
+    ),
+    "excited": _phrases(
+        """
+        excited | happy | cheerful | thrilled | joyful | upbeat | enthusiastic |
+        delighted | elated | giddy | bubbly | overjoyed | ecstatic | psyched | animated
+        | jubilant | exhilarated | buoyant | gleeful | stoked
+        """
+    ),
+    "angry": _phrases(
+        """
+        angry | furious | mad | annoyed | irritated | livid | irate | enraged | cross |
+        frustrated | fuming | outraged | heated | exasperated | hostile | indignant |
+        seething | agitated | grumpy | incensed
+        """
+    ),
+    "whisper": _phrases(
+        """
+        whispery | hushed | breathy | barely audible | murmured | muted | whispering |
+        soft and breathy | very quiet | sotto voce
+        """
+    ),
+    "fast": _phrases(
+        """
+        fast | rushed | hurried | rapid | speedy | quick | breathless | rapid-fire |
+        hasty | brisk
+        """
+    ),
+    "slow": _phrases(
+        """
+        slow | unhurried | leisurely | drawn-out | drawling | sluggish | deliberate |
+        plodding | measured | languid
+        """
+    ),
+    "monotone": _phrases(
+        """
+        monotone | monotonous | flat | robotic | expressionless | deadpan | bored |
+        lifeless | droning | toneless
+        """
+    ),
+    "high": _phrases(
+        """
+        high-pitched | squeaky | shrill | piping | falsetto | high | squeaking | treble
+        | reedy | chirpy-voiced
+        """
+    ),
+    "low": _phrases(
+        """
+        low-pitched | deep | gravelly | husky | booming | bass | rumbling | baritone |
+        deep-voiced | throaty
+        """
+    ),
+    "neutral": _phrases(
+        """
+        neutral | calm | even | matter-of-fact | composed | plain | normal | relaxed |
+        level | unemotional
+        """
+    ),
+    "crying": _phrases(
+        """
+        crying | tearful | sobbing | weeping | teary | in tears | choked up | weepy |
+        sniffling | bawling
+        """
+    ),
+    "laughing": _phrases(
+        """
+        laughing | giggling | chuckling | amused | cracking up | in stitches | tittering
+        | snickering | guffawing | laughing out loud
+        """
+    ),
+    "shouting": _phrases(
+        """
+        shouting | yelling | screaming | bellowing | hollering | raising their voice |
+        loud | roaring | at the top of their lungs | shrieking
+        """
+    ),
+}
+STYLE_ADV: dict[str, list[str]] = {
+    "sad": _phrases(
+        """
+        sadly | gloomily | mournfully | miserably | dejectedly
+        """
+    ),
+    "excited": _phrases(
+        """
+        excitedly | happily | cheerfully | joyfully | enthusiastically
+        """
+    ),
+    "angry": _phrases(
+        """
+        angrily | furiously | irritably | heatedly | crossly
+        """
+    ),
+    "whisper": _phrases(
+        """
+        in a whisper | quietly | under their breath | softly | in hushed tones
+        """
+    ),
+    "fast": _phrases(
+        """
+        quickly | rapidly | hurriedly | at a breakneck pace | in a rush
+        """
+    ),
+    "slow": _phrases(
+        """
+        slowly | leisurely | at a crawl | deliberately | without hurry
+        """
+    ),
+    "monotone": _phrases(
+        """
+        flatly | in a monotone | without any intonation | robotically | tonelessly
+        """
+    ),
+    "high": _phrases(
+        """
+        in a high voice | in a squeaky voice | in a shrill voice | in falsetto | in a
+        high register
+        """
+    ),
+    "low": _phrases(
+        """
+        in a deep voice | in a low voice | in a gravelly voice | in a husky voice | in a
+        low register
+        """
+    ),
+    "neutral": _phrases(
+        """
+        calmly | evenly | plainly | in a normal voice | matter-of-factly
+        """
+    ),
+    "crying": _phrases(
+        """
+        through tears | tearfully | while sobbing | while crying | in tears
+        """
+    ),
+    "laughing": _phrases(
+        """
+        while laughing | with a laugh | through giggles | laughingly | between chuckles
+        """
+    ),
+    "shouting": _phrases(
+        """
+        loudly | at full volume | while yelling | with a raised voice | at the top of
+        their voice
+        """
+    ),
+}
+STYLE_FRAMES = _phrases(
+    """
+    sounding {a} | in a {a} voice | in a {a} tone | with a {a} delivery | in a {a} way |
+    where the voice is {a} | that sound {a} | in a {a} manner | with a {a} tone of voice
+    | where it sounds {a} | spoken in a {a} way | with {a} speech
+    """
+)
+STYLE_SAME = _phrases(
+    """
+    in the same tone | with the same emotion as this clip | delivered the same way |
+    matching the mood of this recording | in this same style | with the same tone of
+    voice | sounding the same way as the reference | with the same manner of speaking |
+    in the same mood | said like this | with a similar delivery | in the same emotional
+    tone | with the emotion heard here | in the style of this clip | with the same
+    feeling | sounding like the example | with matching intonation | with the same vibe
+    as this one | in the same speaking style | spoken the way this one is | with the
+    same affect | with identical prosody | in the same way of speaking as the sample |
+    with that same tone | expressed the same way | with a matching emotional tone | in a
+    similar mood | with the tone of this sample | in the very same manner | with the
+    same attitude in the voice
+    """
+)
+
+# --- what was behind it ---------------------------------------------------------
+
+ENV_NP: dict[str, list[str]] = {
+    "rain": _phrases(
+        """
+        rain | heavy rain | rainfall | a downpour | raindrops | drizzle | rain on the
+        window | pouring rain | a rain shower | rain on the roof
+        """
+    ),
+    "thunderstorm": _phrases(
+        """
+        thunder | a thunderstorm | a storm | rolling thunder | lightning and thunder | a
+        thunderclap | a raging storm | thunder rumbling | a storm outside | thunderclaps
+        """
+    ),
+    "wind": _phrases(
+        """
+        wind | strong wind | gusts of wind | a breeze | howling wind | wind noise | a
+        gale | wind blowing | whistling wind | blustery wind
+        """
+    ),
+    "birds": _phrases(
+        """
+        birds | birdsong | birds chirping | tweeting birds | a bird | seagulls |
+        songbirds | pigeons cooing | birds singing | a crow cawing
+        """
+    ),
+    "dog": _phrases(
+        """
+        a dog | a barking dog | dogs barking | a puppy | a dog yapping | barking | a
+        growling dog | a dog howling | the neighbour"s dog | woofing
+        """
+    ),
+    "cat": _phrases(
+        """
+        a cat | a meowing cat | purring | a cat meowing | a kitten | cats | a hissing
+        cat | mewing | a purring cat | meows
+        """
+    ),
+    "phone": _phrases(
+        """
+        a phone ringing | a ringing telephone | a ringtone | a cell phone | a mobile
+        ringing | the phone | a telephone | a buzzing phone | a phone going off | a
+        landline ringing
+        """
+    ),
+    "bell": _phrases(
+        """
+        bells | a bell | church bells | a doorbell | chimes | a bell ringing | a bicycle
+        bell | jingling bells | a ringing bell | wind chimes
+        """
+    ),
+    "alarm": _phrases(
+        """
+        an alarm | a siren | beeping | a buzzer | an alarm clock | a smoke alarm | a car
+        alarm | sirens wailing | a beeper | an alarm going off
+        """
+    ),
+    "typing": _phrases(
+        """
+        typing | a keyboard | keystrokes | someone typing | a typewriter | clacking keys
+        | keyboard clicks | tapping on a keyboard | key clicks | a laptop keyboard
+        """
+    ),
+    "clock": _phrases(
+        """
+        a clock | a ticking clock | ticking | a clock ticking | tick-tock | a
+        grandfather clock | a wall clock | the tick of a clock | a clock chiming | a
+        loud clock
+        """
+    ),
+    "engine": _phrases(
+        """
+        traffic | an engine | car engines | a motor | cars passing | a running engine |
+        honking | a truck | road noise | an idling car
+        """
+    ),
+    "footsteps": _phrases(
+        """
+        footsteps | steps | someone walking | shoes on the floor | heels clicking |
+        people walking | footfalls | stomping | boots on gravel | shuffling feet
+        """
+    ),
+    "crowd": _phrases(
+        """
+        a crowd | chatter | people talking | a busy room | babble | a noisy crowd |
+        voices in the background | a hubbub | people chatting | a murmuring crowd
+        """
+    ),
+    "music": _phrases(
+        """
+        music | a song | piano music | a guitar | a radio playing | a band | background
+        music | someone singing | jazz | a playlist playing
+        """
+    ),
+    "water": _phrases(
+        """
+        water | running water | waves | the sea | a river | a stream | a fountain | the
+        ocean | a waterfall | a dripping tap
+        """
+    ),
+    "hum": _phrases(
+        """
+        a hum | a buzzing fan | an air conditioner | a fridge humming | electrical hum |
+        a droning fan | mains hum | a whirring fan | a humming machine | a buzz
+        """
+    ),
+    "static": _phrases(
+        """
+        static | hiss | white noise | crackling static | hissing | radio static | a
+        hissing line | fuzz | tape hiss | noise
+        """
+    ),
+    "camera": _phrases(
+        """
+        a camera | camera clicks | a shutter | a camera shutter | clicking cameras |
+        photos being taken | a shutter clicking | flash photography | a snapping camera
+        | cameras clicking
+        """
+    ),
+    "paper": _phrases(
+        """
+        paper | rustling paper | crumpling paper | pages turning | papers shuffling |
+        crinkling | a newspaper rustling | paper tearing | flipping pages | crinkling
+        wrappers
+        """
+    ),
+}
+ENV_PLACE: dict[str, list[str]] = {
+    "crowd": [
+        "in a busy cafe",
+        "at a party",
+        "in a crowded bar",
+        "in a packed restaurant",
+        "at a noisy pub",
+        "in a busy station",
+    ],
+    "engine": ["in traffic", "next to a busy road", "in a moving car", "on the highway"],
+    "water": ["by the sea", "at the beach", "next to a river", "near a fountain"],
+    "hum": ["next to the fridge", "in a server room", "under the air conditioning"],
+    "birds": ["in a forest full of birds", "in an aviary"],
+    "music": ["at a concert", "in a music shop", "with the radio on"],
+    "typing": ["in an office full of typing", "at a busy keyboard"],
+}
+ENV_FRAMES = _phrases(
+    """
+    with {n} in the background | where you can hear {n} | with {n} behind them | over
+    the sound of {n} | against a backdrop of {n} | with the sound of {n} | with {n}
+    audible | with background {n} | and {n} can be heard | while {n} can be heard | with
+    {n} going on nearby | where {n} is audible behind the voice | with noise from {n} |
+    recorded with {n} nearby | while there is {n} in the background | with {n} heard
+    behind the speech | with {n} somewhere in the back | where there's {n} in the
+    backdrop | with {n} around | accompanied by {n}
+    """
+)
+ENV_SAME = _phrases(
+    """
+    in the same background | recorded in the same place | with the same ambient noise |
+    in the same acoustic setting as this clip | with the same background sound | with
+    the same noise behind it | in the same environment | from the same location | with a
+    matching background | with the same surroundings as this one | in the same room as
+    the reference | with identical background noise | with the same sounds in the back |
+    in a similar acoustic environment | with the same ambience | where the background
+    matches this clip | recorded in the same spot | with the same backdrop | in the same
+    setting as the sample | with the background of this recording | with a similar
+    soundscape | with the same noise floor | where the surroundings sound the same | in
+    the same acoustic space | with the same background hum as here
+    """
+)
+
+# --- content taken from the reference clip -----------------------------------------
+
+REFERENCE_CONTENT = _phrases(
+    """
+    the answer to what is being asked | the reply to this question | what comes next |
+    the second half of this conversation | the continuation of this clip | the rest of
+    this exchange | what was said right after this | the response to this | the
+    follow-up to this recording | how the conversation continues | the turn that answers
+    this question | the next line of this dialogue | the answer to the question in the
+    clip | what follows this | the same topic as this clip | what someone said back to
+    this | the response to the question asked here | something that says the same thing
+    as this recording | the part that comes after this | the answer to this spoken
+    question | whatever answers this | the reply to the query | the continuation of what
+    is being said | what happens next in this conversation | the ending of this exchange
+    | the answer to the clip's question | the remainder of this dialogue | how this
+    exchange ends | the reaction to this | the passage this clip is asking about | the
+    same content as the reference | the other half of this dialogue | the next thing
+    said after this clip | a matching answer to this question | the subsequent turn |
+    what the reply to this was
+    """
+)
+
+# --- when --------------------------------------------------------------------
+
+TIME_PHRASES: dict[str, list[str]] = {
+    "first": _phrases(
+        """
+        first | the very first time | at the start | at the beginning | initially | to
+        begin with | in the opening | the first time
+        """
+    ),
+    "latest": _phrases(
+        """
+        most recently | the last time | latest | just before this | most recent | the
+        latest time | last of all | right at the end
+        """
+    ),
+    "today": _phrases(
+        """
+        today | this morning | this afternoon | earlier today | tonight | this evening
+        """
+    ),
+    "yesterday": _phrases(
+        """
+        yesterday | last night | yesterday afternoon | the day before | yesterday
+        morning
+        """
+    ),
+    "this_session": _phrases(
+        """
+        in this conversation | just now | a minute ago | so far | earlier in this call |
+        a moment ago | in this session
+        """
+    ),
+    "last_session": _phrases(
+        """
+        last session | in our previous call | last time | the other day | in the last
+        conversation | in our previous chat | the time before
+        """
+    ),
+    "before_break": _phrases(
+        """
+        before the break | before we paused | before lunch | before the interruption |
+        before we took a break
+        """
+    ),
+    "after_break": _phrases(
+        """
+        after the break | since the pause | after we came back | after lunch | after we
+        resumed
+        """
+    ),
+}
+
+# --- frames ------------------------------------------------------------------
+
+OPENERS = [
+    "",
+    "",
+    "",
+    "find",
+    "show me",
+    "can you find",
+    "I need",
+    "please pull up",
+    "get me",
+    "search for",
+    "give me",
+    "I'm looking for",
+    "look for",
+    "fetch",
+    "bring up",
+    "list",
+    "could you locate",
+    "help me find",
+    "I want",
+    "retrieve",
+    "dig up",
+    "play",
+    "go find",
+    "would you find",
+    "point me to",
+    "track down",
+    "surface",
+    "grab",
+    "I'd like",
+    "return",
+    "can I get",
+    "look up",
+    "pull",
+    "locate",
+    "I'm after",
+]
+CLIPS = _phrases(
+    """
+    the clip | clips | recordings | the part | moments | the segment | turns | the bit |
+    audio | utterances | the recording | passages | lines | the moment | sections |
+    snippets | excerpts | the passage | anything | stuff | the section | parts | the
+    bits | the fragment | all clips | every turn | the place
+    """
+)
+SAY = _phrases(
+    """
+    say | talk | speak | mention | discuss | bring up | go on | comment | tell us |
+    ramble | chat | complain | ask | explain | rant | report | joke | argue
+    """
+)
+_ABOUT = _phrases(
+    """
+    about | about | regarding | concerning | on | on the subject of | related to | as to
+    | with respect to | re | touching on | in connection with
+    """
+)
+ABOUT_NP = _phrases(
+    """
+    about {t} | mentioning {t} | discussing {t} | that mentions {t} | regarding {t} | on
+    {t} | that talks about {t} | where {t} comes up | concerning {t} | that refers to
+    {t} | on the topic of {t} | where they bring up {t} | covering {t} | that deals with
+    {t} | with talk of {t} | where {t} is discussed | touching on {t} | that brings up
+    {t} | to do with {t} | featuring {t} | involving {t} | that cover {t} | where
+    someone mentions {t} | which mention {t}
+    """
+)
+QUESTION_WHAT = _phrases(
+    """
+    what did {s} say about {t} | what did {s} {v} about {t} | when did {s} mention {t} |
+    where does {s} talk about {t} | what was {s}'s take on {t} | what {s} said {a} {t} |
+    did {s} say anything about {t} | what {s} had to say about {t} | the part where {s}
+    {v}s about {t} | anything {s} said {a} {t} | the time {s} brought up {t} | whatever
+    {s} said on {t} | what did {s} tell us about {t} | how did {s} describe {t} | what
+    were {s}'s thoughts on {t} | the bit where {s} discusses {t} | what did {s} think of
+    {t} | what did {s} say {a} {t} | when was {s} talking about {t} | where did {s}
+    bring up {t} | remind me what {s} said about {t} | what was it {s} said about {t} |
+    find where {s} mentions {t} | tell me what {s} said about {t} | what's {s}'s opinion
+    on {t} | where {s} goes on about {t} | everything {s} said about {t} | the clip of
+    {s} talking about {t} | what {s} said regarding {t} | what was said by {s} about {t}
+    """
+)
+QUOTE = _phrases(
+    """
+    when {s} said that {t} | the part where {s} says {t} | {s} saying {t} | where {s}
+    says that {t} | the moment {s} said {t} | when {s} told us {t}
+    """
+)
+QUESTION_NOTOPIC = _phrases(
+    """
+    what did {s} say | everything {s} said | when did {s} speak | all of {s}'s turns |
+    the clips of {s} | what {s} said | anything {s} said | when {s} was talking | what
+    did {s} talk about | the parts with {s} | whatever {s} said | find {s} speaking
+    """
+)
+FRONTED_TOPIC = _phrases(
+    """
+    anything on that | what was said | find it | that part | any mention | where is it |
+    the bit on that | who said what about it | the clip on that
+    """
+)
+NAMED_BY = _phrases(
+    """
+    by {s} | from {s} | of {s} | where {s} speaks | with {s} talking | said by {s} | {s}'s |
+    that {s} said | spoken by {s}
+    """
+)
+USER_BY = _phrases("that I said | from me | of mine | where I spoke | I said | in my own words")
+AGENT_BY = _phrases(
+    "that you said | from you | where you answered | the assistant said | you told me | your answer"
+)
+CLAUSE_NP = _phrases(
+    """
+    saying that {t} | where someone says {t} | that says {t} | mentioning that {t} |
+    where they said that {t} | in which somebody says {t} | claiming that {t} | where it
+    was said that {t}
+    """
+)
+PASSIVE_TOPIC = _phrases(
+    """
+    what was said about {t} | anything about {t} | where {t} was discussed | the
+    discussion of {t} | talk about {t} | the conversation about {t} | mentions of {t} |
+    whatever was said on {t} | the discussion on {t} | anything on {t} | what was
+    mentioned about {t} | stuff about {t}
+    """
+)
+STYLE_PREDICATE = _phrases(
+    """
+    when did {s} sound {a} | when was {s} {a} | where {s} sounds {a} | the moments {s}
+    was {a} | when {s} got {a} | times {s} sounded {a} | whenever {s} seemed {a}
+    """
+)
+FILLERS = _phrases(
+    """
+    um | uh | like | you know | I mean | so | okay | hmm | basically | er | well |
+    actually | kind of | please | hey
+    """
+)
+CLOSERS = [
+    "",
+    "",
+    "",
+    "please",
+    "thanks",
+    "if you can",
+    "for me",
+    "real quick",
+    "again",
+    "if possible",
+    "when you get a chance",
+]
+
+
+@dataclass
+class _Draw:
+    speaker: str = "any"
+    name: str | None = None
+    style: str = "any"
+    environment: str = "any"
+    content: str = "none"
+    topic: str | None = None
+    clause: bool = False
+    role: str = "none"
+    time: str = "none"
+
+
+def _draw(rng: np.random.Generator, split: Split) -> _Draw:
+    d = _Draw()
+    r = rng.random()
+    if r < 0.3:
+        d.speaker = "same"
+    elif r < 0.5:
+        d.speaker, d.name = "target", _pick(rng, NAMES, split)
+    elif r < 0.62:
+        d.role = "user"
+    elif r < 0.7:
+        d.role = "agent"
+    labels = list(STYLE_ADJ)
+    r = rng.random()
+    d.style = "same" if r < 0.15 else _pick(rng, labels) if r < 0.45 else "any"
+    r = rng.random()
+    d.environment = "same" if r < 0.15 else _pick(rng, list(ENV_NP)) if r < 0.45 else "any"
+    r = rng.random()
+    if r < 0.55:
+        d.content = "present"
+        r = rng.random()
+        d.clause = r < 0.1
+        d.topic = (
+            clause(rng, split)
+            if d.clause
+            else _pick(rng, AMBIGUOUS_TOPICS, split)
+            if r < 0.2
+            else topic(rng, split)
+        )
+    elif r < 0.72:
+        d.content = "reference"
+    if rng.random() < 0.15:
+        d.time = _pick(rng, list(TIME_PHRASES))
+    return d
+
+
+_POSSESSIVE = {
+    "i": "my",
+    "i myself": "my",
+    "you": "your",
+    "you yourself": "your",
+    "he": "his",
+    "she": "her",
+    "they": "their",
+    "people": "people's",
+    "whoever": "whoever's",
+}
+
+
+class _Builder:
+    """Pieces of an instruction, each a (text, tag) pair."""
+
+    def __init__(self) -> None:
+        self.pieces: list[tuple[str, str]] = []
+
+    def add(self, template: str, tag: str = "O", **slots: tuple[str, str]) -> None:
+        """``template`` with ``{x}`` slots; literal text is tagged ``tag``; a possessive
+        joins the slot before it ("Dana's", "my")."""
+        for chunk in re.split(r"(\{\w\})", template):
+            m = re.fullmatch(r"\{(\w)\}", chunk)
+            if m:
+                self.pieces.append(slots[m.group(1)])
+                continue
+            if chunk.startswith("'s") and self.pieces:
+                text, slot_tag = self.pieces.pop()
+                owner = _POSSESSIVE.get(text.lower())
+                self.pieces.append((owner or text + "'s", slot_tag))
+                chunk = chunk[2:]
+            if chunk.strip():
+                self.pieces.append((chunk, tag))
+
+
+def _style_phrase(rng: np.random.Generator, label: str, split: Split) -> str:
+    if label == "same":
+        return _pick(rng, STYLE_SAME, split)
+    if rng.random() < 0.35:
+        return _pick(rng, STYLE_ADV[label], split)
+    adj = _pick(rng, STYLE_ADJ[label], split)
+    return _pick(rng, STYLE_FRAMES, split).format(a=adj)
+
+
+def _env_phrase(rng: np.random.Generator, label: str, split: Split) -> str:
+    if label == "same":
+        return _pick(rng, ENV_SAME, split)
+    if label in ENV_PLACE and rng.random() < 0.25:
+        return _pick(rng, ENV_PLACE[label], split)
+    np_ = _pick(rng, ENV_NP[label], split)
+    return _pick(rng, ENV_FRAMES, split).format(n=np_)
+
+
+def _subject(rng: np.random.Generator, d: _Draw, split: Split) -> tuple[str, str]:
+    if d.speaker == "same":
+        return _pick(rng, SAME_SUBJECT, split), "P"
+    if d.speaker == "target":
+        return d.name or "", "N"
+    if d.role == "user":
+        return _pick(rng, USER_SUBJECT), "U"
+    if d.role == "agent":
+        return _pick(rng, AGENT_SUBJECT, split), "A"
+    return _pick(rng, ANY_SUBJECT, split), "O"
+
+
+def _head(b: _Builder, rng: np.random.Generator, d: _Draw, split: Split) -> tuple[bool, bool]:
+    """The instruction's main clause; whether it used the subject and the style."""
+    topic_slot = (d.topic or "", "C")
+    subj = _subject(rng, d, split)
+    asks_who = d.speaker != "any" or d.role != "none"
+    if d.content == "reference":
+        b.add(_pick(rng, OPENERS, split))
+        b.add(_pick(rng, REFERENCE_CONTENT, split), "R")
+        return False, False
+    if d.content == "present" and (asks_who or rng.random() < 0.5):
+        if rng.random() < 0.5 or not asks_who:
+            frames = QUOTE if d.clause else QUESTION_WHAT
+            verb, about = _pick(rng, SAY, split), _pick(rng, _ABOUT, split)
+            frame = _pick(rng, frames, split).replace("{v}", verb).replace("{a}", about)
+            b.add(frame, s=subj, t=topic_slot)
+            return True, False
+        b.add(_pick(rng, OPENERS, split) + " " + _pick(rng, CLIPS, split))
+        b.add(_pick(rng, CLAUSE_NP if d.clause else ABOUT_NP, split), t=topic_slot)
+    elif d.content == "present" and (d.clause or rng.random() < 0.35):
+        b.add(_pick(rng, OPENERS, split) + " " + _pick(rng, CLIPS, split))
+        b.add(_pick(rng, CLAUSE_NP if d.clause else ABOUT_NP, split), t=topic_slot)
+    elif d.content == "present" and rng.random() < 0.6:
+        b.add(_pick(rng, PASSIVE_TOPIC, split), t=topic_slot)
+    elif d.content == "present":
+        # the topic fronted: "the budget, anything on that"
+        b.add("{t},", t=topic_slot)
+        b.add(_pick(rng, FRONTED_TOPIC))
+    elif d.style not in ("any", "same") and asks_who and rng.random() < 0.5:
+        adj = (_pick(rng, STYLE_ADJ[d.style], split), "S")
+        b.add(_pick(rng, STYLE_PREDICATE, split), s=subj, a=adj)
+        return True, True
+    elif asks_who:
+        b.add(_pick(rng, QUESTION_NOTOPIC, split), s=subj)
+        return True, False
+    else:
+        b.add(_pick(rng, OPENERS, split) + " " + _pick(rng, CLIPS, split))
+    return False, False
+
+
+def _render(rng: np.random.Generator, d: _Draw, split: Split) -> list[tuple[str, str]]:
+    b = _Builder()
+    subject_used, style_used = _head(b, rng, d, split)
+    mods: list[tuple[str, str]] = []
+    if not subject_used:
+        if d.speaker == "same":
+            mods.append((_pick(rng, SAME_BY, split), "P"))
+        elif d.speaker == "target":
+            mods.append((_pick(rng, NAMED_BY), "O"))
+        elif d.role == "user":
+            mods.append((_pick(rng, USER_BY), "U"))
+        elif d.role == "agent":
+            mods.append((_pick(rng, AGENT_BY), "A"))
+    if d.style != "any" and not style_used:
+        mods.append((_style_phrase(rng, d.style, split), "S"))
+    if d.environment != "any":
+        mods.append((_env_phrase(rng, d.environment, split), "E"))
+    if d.time != "none":
+        mods.append((_pick(rng, TIME_PHRASES[d.time], split), "T"))
+    rng.shuffle(mods)
+    fronted = mods and rng.random() < 0.12
+    head = b.pieces
+    b.pieces = []
+    for i, (m, tag) in enumerate(mods):
+        if i and rng.random() < 0.3:
+            b.add(_pick(rng, ["and", ",", "and also", ", and"]))
+        b.add(m, tag, s=(d.name or "", "N"))
+    tail = b.pieces
+    pieces = [*tail, (",", "O"), *head] if fronted else head + tail
+    closer = _pick(rng, CLOSERS)
+    if closer:
+        pieces.append((closer, "O"))
+    return pieces
+
+
+def _noisy_word(rng: np.random.Generator, w: str) -> str:
+    if len(w) < 4 or not w.isalpha():
+        return w
+    i = int(rng.integers(1, len(w) - 1))
+    op = rng.integers(0, 4)
+    if op == 0:
+        return w[:i] + w[i + 1 :]
+    if op == 1:
+        return w[:i] + w[i + 1] + w[i] + w[i + 2 :]
+    if op == 2:
+        return w[:i] + w[i] + w[i:]
+    return w[:i] + _pick(rng, "aeiourstnl") + w[i + 1 :]
+
+
+def example(rng: np.random.Generator, split: Split) -> Example:
+    d = _draw(rng, split)
+    pieces = _render(rng, d, split)
+    words: list[str] = []
+    tags: list[str] = []
+    typo_rate = 0.04 if rng.random() < 0.5 else 0.0
+    for text, tag in pieces:
+        for w in words_of(text):
+            if tag == "O" and rng.random() < 0.02:
+                filler = words_of(_pick(rng, FILLERS))
+                words, tags = words + filler, tags + ["O"] * len(filler)
+            words.append(_noisy_word(rng, w) if rng.random() < typo_rate else w)
+            tags.append(tag if re.search(r"\w", w) else "O")
+    if rng.random() < 0.15:
+        lead = words_of(_pick(rng, FILLERS) + ",")
+        words, tags = lead + words, ["O"] * len(lead) + tags
+    case = rng.random()
+    if case < 0.25:
+        words = [w.lower() for w in words]
+    elif case < 0.3:
+        words = [w.upper() for w in words]
+    elif words:
+        words[0] = words[0][:1].upper() + words[0][1:]
+    end = _pick(rng, ["?", "?", ".", "", "", "!"])
+    if end:
+        words, tags = [*words, end], [*tags, "O"]
+    return Example(
+        tuple(words),
+        tuple(tags),
+        d.speaker,
+        d.style,
+        d.environment,
+        d.content,
+        d.role,
+        d.time,
+    )
+
+
+def generate(n: int, seed: int, split: Split = "train") -> list[Example]:
+    """``n`` labelled instructions from the ``split`` half of every wording list."""
+    rng = np.random.default_rng([seed, 0 if split == "train" else 1])
+    out = [example(rng, split) for _ in range(n)]
+    for e in out:
+        assert words_of(e.text) == list(e.words), e.words
+        assert e.speaker in SPEAKER_MODES and e.role in ROLES and e.content in CONTENT_KINDS
+        assert e.style in ("any", "same", *STYLE_LABELS) and e.time in ("none", *TIME_LABELS)
+        assert e.environment in ("any", "same", *ENV_LABELS)
+    return out

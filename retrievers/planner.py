@@ -1,0 +1,541 @@
+"""A trained instruction planner: small heads over the MiniLM text encoder.
+
+One encoder pass gives the instruction's sentence vector and a contextual vector per
+word. Sentence heads decide, for the whole instruction, who spoke (anyone, the
+reference clip's voice, a named person), how it sounded and what was behind it
+(anyone, as in the reference, or one stored label), whether there is content to
+match (in the words, or the reference clip's own speech, or none), whose turns
+(the user's, the agent's) and when. A word tagger marks which words are the content
+to match (``C``), a speaker's name (``N``) or the instruction's own wording (``O``),
+so "the answer to what is being asked" is never taken as the topic. Lexicon hits
+(``vocabulary``) are features, not rules.
+
+Weights (``data/planner.npz``, numpy arrays only) come from ``benchmarks
+train-planner``: a generated corpus, deterministic for a seed. The encoder reads
+English; any other language gets a typed notice and a content-only plan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voxmem.errors import VoxmemError
+from voxmem.memory.encoders.base import l2_normalize, shared_model
+from voxmem.memory.encoders.style import STYLE_VOCABULARY
+from voxmem.retrievers.plan import Constraint, Order, PlanNotice, RetrievalPlan, TimeWindow
+from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS, STYLE_WORDS
+
+#: style labels a stored turn carries (the style encoder's prosodic vocabulary)
+STORED_STYLES: tuple[str, ...] = tuple(STYLE_VOCABULARY)
+#: styles people ask for that no stored turn carries, and the stored label nearest each
+MAPPED_STYLES: dict[str, str] = {"crying": "sad", "laughing": "excited", "shouting": "angry"}
+STYLE_LABELS: tuple[str, ...] = STORED_STYLES + tuple(MAPPED_STYLES)
+ENV_LABELS: tuple[str, ...] = tuple(ENVIRONMENT_WORDS)
+SPEAKER_MODES = ("any", "same", "target")
+CONTENT_KINDS = ("none", "present", "reference")
+ROLES = ("none", "user", "agent")
+TIME_LABELS = (
+    "first",
+    "latest",
+    "today",
+    "yesterday",
+    "this_session",
+    "last_session",
+    "before_break",
+    "after_break",
+)
+HEADS: dict[str, tuple[str, ...]] = {
+    "speaker": SPEAKER_MODES,
+    "style": ("any", "same", *STYLE_LABELS),
+    "environment": ("any", "same", *ENV_LABELS),
+    "content": CONTENT_KINDS,
+    "role": ROLES,
+    "time": ("none", *TIME_LABELS),
+}
+#: word tags: instruction wording, content, a name, the reference's speaker, style,
+#: environment, content from the reference, the user's / agent's turns, time
+TAGS = ("O", "C", "N", "P", "S", "E", "R", "U", "A", "T")
+#: tagged spans whose value a span classifier reads, and the head it decides
+SPANS: dict[str, str] = {"S": "style", "E": "environment", "T": "time"}
+WEIGHTS = Path(__file__).parent / "data" / "planner.npz"
+#: words kept off either end of a content phrase
+_EDGE_WORDS = (
+    "the a an this that these those my our your his her their its some any of about on and or to in"
+)
+_EDGE = frozenset(_EDGE_WORDS.split())
+
+
+class PlannerUnavailable(VoxmemError, RuntimeError):
+    """A planner that cannot run (weights missing, endpoint down, an unusable answer)."""
+
+
+def words_of(text: str) -> list[str]:
+    """Words (any script, with inner hyphens and apostrophes) and punctuation marks."""
+    return re.findall(r"\w+(?:[-'’]\w+)*|[^\w\s]", text)
+
+
+# --- language ------------------------------------------------------------------
+
+#: the commonest function words of languages the ASR hears often, which English lacks
+_FOREIGN_WORDS = """
+que qué de del el los las una por para sobre dijo cómo cuando dónde está
+est les des une pour avec sur dit quand où était qu il elle ils nous vous sont
+der das und ist nicht mit über sagte wann wo ein eine dem zu
+che di della sulla detto quando sono gli
+não disse onde uma het een niet zei waar
+"""
+_FOREIGN = frozenset(_FOREIGN_WORDS.split())
+_ENGLISH_WORDS = """
+the a an of to in on about what did say said when where who this that with is was
+from by and for it i you he she they me my find show clip clips speaker
+"""
+_ENGLISH = frozenset(_ENGLISH_WORDS.split())
+
+
+def is_english(text: str) -> bool:
+    """Whether the planner can read ``text``: Latin script, and more English than
+    foreign function words."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return True
+    latin = sum("LATIN" in unicodedata.name(c, "") for c in letters)
+    if latin < 0.8 * len(letters):
+        return False
+    words = [w.lower() for w in words_of(text)]
+    foreign = sum(w in _FOREIGN for w in words) + sum(c in "¿¡ñãõßœ" for c in text.lower())
+    english = sum(w in _ENGLISH for w in words)
+    return foreign == 0 or english > foreign
+
+
+# --- features ------------------------------------------------------------------
+
+
+def _lexicon_hits(text: str) -> np.ndarray:
+    """Per style and environment label: whether one of its words appears."""
+    low = " " + " ".join(w.lower() for w in words_of(text)) + " "
+    out = []
+    for words in [STYLE_WORDS.get(s, ()) for s in STYLE_LABELS] + [
+        ENVIRONMENT_WORDS[e][0] for e in ENV_LABELS
+    ]:
+        out.append(float(any(f" {w} " in low for w in words)))
+    return np.array(out, np.float32)
+
+
+_LEXICON_WORDS = {
+    "style": frozenset(w for ws in STYLE_WORDS.values() for w in ws),
+    "env": frozenset(w for ws, _ in ENVIRONMENT_WORDS.values() for w in ws),
+}
+
+
+def _word_flags(words: Sequence[str], names: Sequence[str]) -> np.ndarray:
+    known = {n.lower() for n in names}
+    rows = []
+    for i, w in enumerate(words):
+        low = w.lower().removesuffix("'s")
+        rows.append(
+            [
+                float(low in _LEXICON_WORDS["style"]),
+                float(low in _LEXICON_WORDS["env"]),
+                float(i > 0 and w[:1].isupper() and not w.isupper()),
+                float(low in known),
+                float(w.isdigit()),
+                float(re.search(r"\w", w) is None),
+                i / max(len(words) - 1, 1),
+            ]
+        )
+    return np.array(rows, np.float32).reshape(len(words), 7)
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """One instruction as the heads see it."""
+
+    words: list[str]
+    sentence: np.ndarray  # (384,) the encoder's mean-pooled, normalised vector
+    word_vectors: np.ndarray  # (n_words, 384) contextual, mean over each word's pieces
+
+
+class WordEncoder:
+    """The project's MiniLM, read out per word as well as per sentence."""
+
+    def __init__(self, threads: int = 2) -> None:
+        from voxmem.models import Role, resolve
+        from voxmem.settings import Settings, TextSettings
+
+        # the MiniLM the weights were trained on, whatever text encoder the memory uses
+        model = resolve(Role.TEXT, Settings(text=TextSettings(backend="minilm")))
+
+        def load() -> Any:
+            import torch
+            from sentence_transformers import SentenceTransformer
+
+            torch.set_num_threads(threads)
+            return SentenceTransformer(
+                model.location, device="cpu", local_files_only=model.source != "hub"
+            )
+
+        st = shared_model("sentence-transformers", model.location, load)
+        self._tokenizer, self._model = st[0].tokenizer, st[0].auto_model
+
+    def encode(self, texts: Sequence[str], batch: int = 64) -> list[Encoded]:
+        import torch
+
+        all_words = [words_of(t) or ["."] for t in texts]
+        # similar lengths batched together: little padding
+        order = sorted(range(len(texts)), key=lambda i: len(all_words[i]))
+        out: list[Encoded | None] = [None] * len(texts)
+        for start in range(0, len(texts), batch):
+            members = order[start : start + batch]
+            chunk = [all_words[i] for i in members]
+            enc = self._tokenizer(
+                chunk,
+                is_split_into_words=True,
+                padding=True,
+                truncation=True,
+                max_length=128,
+                return_tensors="pt",
+            )
+            with torch.no_grad():
+                hidden = self._model(**enc).last_hidden_state.numpy()
+            mask = enc["attention_mask"].numpy().astype(np.float32)
+            sent = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+            sent = l2_normalize(sent)
+            for j, words in enumerate(chunk):
+                ids = np.array([-1 if w is None else w for w in enc.word_ids(j)])
+                vecs = np.zeros((len(words), hidden.shape[-1]), np.float32)
+                for i in range(len(words)):
+                    rows = hidden[j][ids == i]
+                    # a word cut off by truncation borrows the sentence vector
+                    vecs[i] = rows.mean(0) if len(rows) else sent[j]
+                # rounded: the same features whatever the thread count
+                out[members[j]] = Encoded(
+                    words,
+                    np.round(sent[j], 3).astype(np.float32),
+                    np.round(vecs, 2).astype(np.float32),
+                )
+        return [e for e in out if e is not None]
+
+
+def _shifted(v: np.ndarray, by: int) -> np.ndarray:
+    out = np.zeros_like(v)
+    if by > 0:
+        out[by:] = v[:-by]
+    else:
+        out[:by] = v[-by:]
+    return out
+
+
+def word_features(e: Encoded, names: Sequence[str]) -> np.ndarray:
+    """Per word: its vector, its neighbours', the sentence's, and lexical flags."""
+    n, v = len(e.words), e.word_vectors / 4.0
+    sentence = np.repeat(e.sentence[None], n, 0)
+    parts = [v, _shifted(v, 1), _shifted(v, -1), sentence, _word_flags(e.words, names)]
+    return np.concatenate(parts, axis=1).astype(np.float32)
+
+
+def span_features(e: Encoded, mask: np.ndarray) -> np.ndarray:
+    """A tagged span (``mask`` over the words): mean and max of its vectors, and which
+    style and sound words of the lexicon it holds."""
+    vecs = e.word_vectors[mask] / 4.0
+    text = " ".join(w for w, m in zip(e.words, mask, strict=True) if m)
+    return np.concatenate([vecs.mean(0), vecs.max(0), _lexicon_hits(text)]).astype(np.float32)
+
+
+# --- the model -----------------------------------------------------------------
+
+
+def mlp(x: np.ndarray, w: dict[str, np.ndarray], prefix: str) -> np.ndarray:
+    """Logits of a one-hidden-layer network (ReLU): ``prefix.w1 .b1 .w2 .b2``."""
+    h = np.maximum(x @ w[f"{prefix}.w1"] + w[f"{prefix}.b1"], 0.0)
+    out: np.ndarray = h @ w[f"{prefix}.w2"] + w[f"{prefix}.b2"]
+    return out
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The tag of every word, and the value read from each tagged span."""
+
+    words: list[str]
+    tags: list[str]
+    values: dict[str, str]
+
+    @property
+    def heads(self) -> dict[str, str]:
+        """The plan's choices, one per head of ``HEADS``."""
+        count = {t: self.tags.count(t) for t in TAGS}
+        reference = count["R"] >= 2 and count["R"] >= count["C"]
+        user, agent = count["U"], count["A"]
+        return {
+            "speaker": "target" if count["N"] else "same" if count["P"] else "any",
+            "style": self.values.get("style", "any"),
+            "environment": self.values.get("environment", "any"),
+            "content": "reference"
+            if reference
+            else "present"
+            if count["C"]
+            else "reference"
+            if count["R"]
+            else "none",
+            "role": "none" if not (user or agent) else "user" if user >= agent else "agent",
+            "time": self.values.get("time", "none"),
+        }
+
+
+class PlanModel:
+    """Weights of the word tagger and the span classifiers (numpy arrays)."""
+
+    def __init__(self, weights: dict[str, np.ndarray]) -> None:
+        self.w = {k: np.asarray(v, np.float32) for k, v in weights.items()}
+
+    @classmethod
+    def load(cls, path: Path = WEIGHTS) -> PlanModel:
+        if not path.is_file():
+            raise PlannerUnavailable(
+                f"no planner weights at {path}; run `benchmarks train-planner` to build them"
+            )
+        with np.load(path, allow_pickle=False) as data:
+            return cls({k: data[k] for k in data.files})
+
+    def predict(self, batch: Sequence[Encoded], names: Sequence[str] = ()) -> list[Prediction]:
+        out = []
+        for e in batch:
+            tags = [TAGS[int(t)] for t in mlp(word_features(e, names), self.w, "tag").argmax(1)]
+            values = {}
+            for tag, head in SPANS.items():
+                mask = np.array([t == tag for t in tags])
+                if mask.any():
+                    logits = mlp(span_features(e, mask)[None], self.w, head)[0]
+                    values[head] = span_labels(head)[int(logits.argmax())]
+            out.append(Prediction(e.words, tags, values))
+        return out
+
+
+def span_labels(head: str) -> tuple[str, ...]:
+    """What a span classifier chooses from: every value but "nothing asked"."""
+    return tuple(v for v in HEADS[head] if v not in ("any", "none"))
+
+
+def weights_hash(path: Path = WEIGHTS) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --- from a prediction to a plan ---------------------------------------------------------
+
+
+def _span(words: Sequence[str], tags: Sequence[str], tag: str) -> list[str]:
+    """The tagged words, from the first to the last, with short untagged gaps filled."""
+    idx = [i for i, t in enumerate(tags) if t == tag]
+    if not idx:
+        return []
+    out = [words[idx[0]]]
+    for a, b in itertools.pairwise(idx):
+        gap = list(words[a + 1 : b])
+        if 0 < len(gap) <= 2 and all(re.search(r"\w", g) for g in gap):
+            out += gap
+        out.append(words[b])
+    while out and out[0].lower() in _EDGE:
+        out.pop(0)
+    while out and out[-1].lower() in _EDGE:
+        out.pop()
+    return out
+
+
+def _named(text: str, names: Sequence[str]) -> str | None:
+    low = text.lower()
+    for n in sorted(names, key=len, reverse=True):
+        if re.search(rf"(?<![\w-]){re.escape(n.lower())}(?:'s)?(?![\w-])", low):
+            return n
+    return None
+
+
+def assemble(
+    instruction: str,
+    has_reference: bool,
+    names: Sequence[str] = (),
+    *,
+    speaker: str = "any",
+    name: str | None = None,
+    style: str = "any",
+    environment: str = "any",
+    content: str = "none",
+    content_words: str | None = None,
+    role: str = "none",
+    time: str = "none",
+) -> RetrievalPlan:
+    """A plan from the planner's choices, with the rules every planner follows: a
+    known name in the words wins, "same" needs a clip, a style no turn carries is
+    mapped to the nearest stored one, and each of these is said in a notice."""
+    notices: list[PlanNotice] = []
+
+    def needs_ref(what: str) -> None:
+        notices.append(
+            PlanNotice("no_reference", f"the instruction asks for {what} but no clip was given")
+        )
+
+    who = Constraint()
+    known = _named(instruction, names)
+    if known:
+        who = Constraint("target", known)
+    elif speaker == "target" and name:
+        match = next((n for n in names if n.lower() == name.lower()), None)
+        if match or not names:
+            who = Constraint("target", match or name)
+        else:
+            notices.append(
+                PlanNotice("unknown_speaker", f"{name!r} is not a known speaker; searched everyone")
+            )
+    elif speaker == "same":
+        if has_reference:
+            who = Constraint("same")
+        else:
+            needs_ref("the reference clip's voice")
+
+    attrs: dict[str, Constraint] = {}
+    for attr, label in (("style", style), ("environment", environment)):
+        if label == "same":
+            if has_reference:
+                attrs[attr] = Constraint("same")
+            else:
+                needs_ref(f"the reference clip's {attr}")
+        elif label in MAPPED_STYLES and attr == "style":
+            stored = MAPPED_STYLES[label]
+            notices.append(
+                PlanNotice(
+                    "unstored_label",
+                    f"no stored turn carries the style {label!r}; asked for {stored!r}, "
+                    "the nearest stored style",
+                )
+            )
+            attrs[attr] = Constraint("target", stored)
+        elif label != "any":
+            attrs[attr] = Constraint("target", label)
+
+    if content == "reference" and not has_reference:
+        needs_ref("the reference clip's own words")
+    order: Order | None = "first" if time == "first" else "latest" if time == "latest" else None
+    window = TimeWindow() if time == "none" else TimeWindow(order=order, label=time)
+    return RetrievalPlan(
+        content=((content_words or "").lower() or None) if content == "present" else None,
+        content_from_reference=content == "reference" and has_reference,
+        speaker=who,
+        style=attrs.get("style", Constraint()),
+        environment=attrs.get("environment", Constraint()),
+        role=None if role == "none" else role,
+        instruction=instruction,
+        time=window,
+        notices=tuple(notices),
+    )
+
+
+def to_plan(
+    p: Prediction, instruction: str, has_reference: bool, names: Sequence[str] = ()
+) -> RetrievalPlan:
+    name = " ".join(w.removesuffix("'s").removesuffix("’s") for w in _span(p.words, p.tags, "N"))
+    heads = p.heads
+    return assemble(
+        instruction,
+        has_reference,
+        names,
+        speaker=heads["speaker"],
+        name=name or None,
+        style=heads["style"],
+        environment=heads["environment"],
+        content=heads["content"],
+        content_words=" ".join(_span(p.words, p.tags, "C")),
+        role=heads["role"],
+        time=heads["time"],
+    )
+
+
+def not_english_plan(instruction: str, names: Sequence[str] = ()) -> RetrievalPlan:
+    """What a plan can honestly be for an instruction the planner cannot read: every
+    word is content (a named speaker is still recognised), with a notice."""
+    words = [w for w in words_of(instruction) if re.search(r"\w", w)]
+    known = _named(instruction, names)
+    return RetrievalPlan(
+        content=" ".join(words) or None,
+        speaker=Constraint("target", known) if known else Constraint(),
+        instruction=instruction,
+        notices=(
+            PlanNotice(
+                "english_only",
+                "the instruction planner reads English only; the whole instruction was used "
+                "as the content to match, and no voice, style, background or time was read "
+                "from it (an LLM planner reads other languages)",
+            ),
+        ),
+    )
+
+
+class TrainedPlanner:
+    """Instruction (+ whether a reference clip is given) -> RetrievalPlan."""
+
+    def __init__(self, model: PlanModel | None = None, encoder: WordEncoder | None = None) -> None:
+        self._model, self._encoder = model, encoder
+
+    @property
+    def model(self) -> PlanModel:
+        if self._model is None:
+            self._model = PlanModel.load()
+        return self._model
+
+    @property
+    def encoder(self) -> WordEncoder:
+        if self._encoder is None:
+            self._encoder = WordEncoder()
+        return self._encoder
+
+    def plan(
+        self, instruction: str, has_reference: bool = False, speaker_names: Sequence[str] = ()
+    ) -> RetrievalPlan:
+        return self.plan_many([instruction], has_reference, speaker_names)[0]
+
+    def plan_many(
+        self,
+        instructions: Sequence[str],
+        has_reference: bool = False,
+        speaker_names: Sequence[str] = (),
+    ) -> list[RetrievalPlan]:
+        text = [" ".join(t.split()) for t in instructions]
+        readable = [i for i, t in enumerate(text) if is_english(t)]
+        preds = self.model.predict(self.encoder.encode([text[i] for i in readable]), speaker_names)
+        out = [not_english_plan(t, speaker_names) for t in text]
+        for i, p in zip(readable, preds, strict=True):
+            out[i] = to_plan(p, instructions[i], has_reference, speaker_names)
+        return out
+
+
+_DEFAULT: TrainedPlanner | None = None
+
+
+def plan(text: str, has_reference: bool, speaker_names: Sequence[str] = ()) -> RetrievalPlan:
+    """The trained planner's plan for one instruction (weights loaded once)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = TrainedPlanner()
+    return _DEFAULT.plan(text, has_reference, speaker_names)
+
+
+__all__ = [
+    "ENV_LABELS",
+    "HEADS",
+    "MAPPED_STYLES",
+    "STORED_STYLES",
+    "STYLE_LABELS",
+    "PlanModel",
+    "PlannerUnavailable",
+    "TrainedPlanner",
+    "WordEncoder",
+    "is_english",
+    "plan",
+    "words_of",
+]

