@@ -143,13 +143,18 @@ class Forgetting:
                     self._erase(tx, current)
                     tx.set_forget_job(job.id, state="index", owner=_me())
                 state = "index"
+            if state == "index" and not job.segments and not job.everything:
+                self.catalog.scrub()
+                state = "done"  # no vector was erased: the index has nothing to lose
             if state == "index":
                 for space in ALL_SPACES:
                     self.index.delete(job.tenant, space, job.segments)
                 self.catalog.scrub()
                 with self.catalog.write() as tx:
                     tx.set_forget_job(job.id, state="compact", owner=_me())
-            self._compact(job.tenant, needles)
+                state = "compact"
+            if state == "compact":
+                self._compact(job.tenant, needles)
             with self.catalog.write() as tx:
                 tx.delete_forget_job(job.id)
             done = True

@@ -1,0 +1,235 @@
+"""One contract, every catalog: the same tests on SQLite and on the in-memory fake.
+
+A new catalog back end is one more ``param`` of the ``catalog`` fixture."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voxmem.memory.catalog import SQLiteCatalog
+from voxmem.memory.fakes import MemoryCatalog
+from voxmem.memory.protocols import CatalogBackend, ForgetJob, SegmentFilter
+from voxmem.memory.records import (
+    MemoryClosed,
+    Recording,
+    Segment,
+    Speaker,
+    UnknownSpeaker,
+    Word,
+    WrongDimension,
+)
+
+DIMS = {"text": 8, "speaker": 4}
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[CatalogBackend]:
+    made: CatalogBackend = (
+        SQLiteCatalog(tmp_path / "catalog.sqlite3")
+        if request.param == "sqlite"
+        else MemoryCatalog()
+    )
+    yield made
+    made.close()
+
+
+def _vec(seed: int, dim: int) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal(dim).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def _segment(i: int, tenant: str = "t", session: str = "s1", **kw: object) -> Segment:
+    fields: dict[str, object] = {
+        "role": "user" if i % 2 else "agent",
+        "transcript": f"turn {i}",
+        "words": [Word("turn", 0.0, 0.2, 0.9)],
+        "style_labels": {"happy": 0.1 * i},
+        "environment_labels": {"rain": 0.5},
+        "vectors": {s: _vec(i * 10 + k, d) for k, (s, d) in enumerate(DIMS.items())},
+        "created_at": 1000.0 + i,
+        **kw,
+    }
+    return Segment(
+        f"seg_{tenant}_{i}", tenant, session, f"rec_{tenant}", 0.5 * i, 0.5 * i + 0.4, **fields
+    )  # type: ignore[arg-type]
+
+
+def _store(catalog: CatalogBackend, segs: list[Segment], speaker: Speaker | None = None) -> None:
+    with catalog.write() as tx:
+        tx.register_spaces(DIMS, {"text": "fake"})
+        for seg in {s.recording_id: s for s in segs}.values():
+            tx.ensure_tenant(seg.tenant, 1.0)
+            tx.add_recording(Recording(seg.recording_id, seg.tenant, seg.session, "x", 9.0, 1.0))
+        if speaker is not None:
+            tx.put_speaker(speaker)
+        for seg in segs:
+            tx.add_segment(seg, f"audio/{seg.tenant}/{seg.id}.flac")
+
+
+def test_segments_round_trip_with_filters_and_order(catalog: CatalogBackend) -> None:
+    spk = Speaker("spk_a", "t", "ann", _vec(1, 4), 0, 1.0, 1.0)
+    segs = [_segment(i, speaker_id="spk_a" if i < 2 else None) for i in range(4)]
+    segs[3].session = "s2"
+    _store(catalog, [*segs, _segment(9, tenant="other")], spk)
+    assert catalog.tenants() == ["other", "t"] and catalog.has_tenant("t")
+    assert not catalog.has_tenant("nobody")
+    got = catalog.segments("t")
+    assert [s.id for s in got] == [s.id for s in segs]
+    first = got[0]
+    assert (first.transcript, first.words, first.style_labels) == (
+        "turn 0",
+        [Word("turn", 0.0, 0.2, 0.9)],
+        {"happy": 0.0},
+    )
+    np.testing.assert_allclose(first.vectors["text"], segs[0].vectors["text"])
+    assert catalog.segments("t", vectors=False)[0].vectors == {}
+    assert [s.id for s in catalog.segments("t", newest_first=True)] == [
+        s.id for s in reversed(segs)
+    ]
+    assert [s.id for s in catalog.segments("t", limit=2, offset=1)] == [segs[1].id, segs[2].id]
+    assert [s.id for s in catalog.segments("t", SegmentFilter(session="s2"))] == [segs[3].id]
+    assert [s.id for s in catalog.segments("t", SegmentFilter(role="user"))] == [
+        segs[1].id,
+        segs[3].id,
+    ]
+    assert len(catalog.segments("t", SegmentFilter(speaker_id="spk_a"))) == 2
+    ids = [segs[2].id, "seg_other_9", "nope"]
+    assert [s.id for s in catalog.segments("t", SegmentFilter(ids=ids))] == [segs[2].id]
+    assert [s.id for s in catalog.with_labels("t", "style", ["happy"], 2)] == [
+        segs[3].id,
+        segs[2].id,
+    ]
+    assert catalog.sessions("t") == [("s1", 1000.0, 1002.0, 3), ("s2", 1003.0, 1003.0, 1)]
+    ids_, speakers, blobs = catalog.vectors("t", "speaker", 10)
+    assert len(ids_) == 4 and speakers.count("spk_a") == 2
+    assert np.frombuffer(blobs[0], np.float32).shape == (4,)
+    assert len(catalog.vector_bytes([segs[0].id])) == 2
+    prefix = segs[0].vectors["text"].tobytes()[:16]
+    assert catalog.shared_prefixes([prefix, b"\x01" * 16]) == {prefix}
+    assert catalog.space_dims() == DIMS
+    assert catalog.live_ids()["t"] == {s.id for s in segs}
+    counts = catalog.counts("t")
+    assert (counts["segments"], counts["sessions"], counts["speakers"]) == (4, 2, 1)
+    assert catalog.counts(None)["segments"] == 5
+
+
+def test_a_failed_write_changes_nothing(catalog: CatalogBackend) -> None:
+    _store(catalog, [_segment(0)])
+    version = catalog.version()
+    with pytest.raises(WrongDimension), catalog.write() as tx:
+        tx.add_segment(_segment(1), "a.flac")
+        tx.register_spaces({"text": 3}, {})
+    with pytest.raises(RuntimeError), catalog.write() as tx:
+        tx.ensure_tenant("ghost", 1.0)
+        raise RuntimeError("boom")
+    assert [s.id for s in catalog.segments("t")] == ["seg_t_0"]
+    assert catalog.tenants() == ["t"]
+    _store(catalog, [_segment(2, tenant="u")])  # a commit always moves the version
+    assert catalog.version() != version
+    with pytest.raises(Exception, match=r"(?i)unique|already"):  # ids are unique
+        _store(catalog, [_segment(2, tenant="u")])
+    assert len(catalog.segments("u")) == 1
+
+
+def test_speakers_by_id_or_name_and_their_voiceprints(catalog: CatalogBackend) -> None:
+    a = Speaker("spk_a", "t", "spk_b", _vec(1, 4), 0, 1.0, 1.0)  # named like b's id
+    b = Speaker("spk_b", "t", None, _vec(2, 4), 0, 2.0, 2.0)
+    _store(catalog, [_segment(i, speaker_id="spk_a") for i in range(3)], a)
+    with catalog.write() as tx:
+        tx.put_speaker(b)
+        assert tx.speaker("t", "spk_b").id == "spk_b"  # an id wins over a name
+        assert len(tx.voiceprints("spk_a")) == 3
+        tx.set_speaker(["seg_t_0"], "spk_b")
+        assert len(tx.voiceprints("spk_b")) == 1
+        a.name, a.n_segments = "ann", 2
+        tx.put_speaker(a)
+    assert [s.id for s in catalog.speakers("t")] == ["spk_a", "spk_b"]
+    assert catalog.speaker("t", "ann").n_segments == 2
+    assert catalog.speaker_names("t") == ["ann"]
+    with pytest.raises(UnknownSpeaker):
+        catalog.speaker("t", "nobody")
+    with pytest.raises(UnknownSpeaker):
+        catalog.speaker("other", "spk_a")  # another tenant's speaker is unknown here
+    with catalog.write() as tx:
+        tx.delete_speaker("spk_b")
+    assert [s.id for s in catalog.speakers("t")] == ["spk_a"]
+
+
+def test_forget_jobs_hide_then_erase(catalog: CatalogBackend) -> None:
+    spk = Speaker("spk_a", "t", None, _vec(1, 4), 3, 1.0, 1.0)
+    _store(catalog, [_segment(i, speaker_id="spk_a") for i in range(3)], spk)
+    job = ForgetJob(
+        "fgt_1",
+        "t",
+        '{"session": "s1"}',
+        "erase",
+        ("seg_t_0", "seg_t_1"),
+        None,
+        False,
+        "h:1",
+        time.time(),
+    )
+    with catalog.write() as tx:
+        tx.add_forget_job(job)
+    # hidden from every read at once
+    assert [s.id for s in catalog.segments("t")] == ["seg_t_2"]
+    assert catalog.live_ids()["t"] == {"seg_t_2"}
+    assert catalog.counts("t")["segments"] == 1
+    (stored,) = catalog.forget_jobs()
+    assert (stored.id, stored.state, set(stored.segments), stored.owner) == (
+        "fgt_1",
+        "erase",
+        {"seg_t_0", "seg_t_1"},
+        "h:1",
+    )
+    with catalog.write() as tx:
+        assert tx.segment_ids("t", SegmentFilter()) == ["seg_t_2"]
+        assert len(tx.voiceprints("spk_a")) == 1  # hidden turns do not shape a centroid
+        assert tx.segment_speakers(list(job.segments)) == {"spk_a"}
+        tx.delete_segments(list(job.segments))
+        tx.drop_empty_recordings("t")
+        assert not tx.drop_tenant_if_empty("t")  # a turn and a speaker are left
+        tx.set_forget_job("fgt_1", state="index", owner=None)
+        assert tx.forget_job("fgt_1").state == "index"  # type: ignore[union-attr]
+    assert catalog.vector_bytes(list(job.segments)) == []
+    with catalog.write() as tx:
+        tx.delete_segments(["seg_t_2"])
+        tx.delete_speaker("spk_a")
+        tx.delete_forget_job("fgt_1")
+        tx.drop_empty_recordings("t")
+        assert tx.drop_tenant_if_empty("t")
+    assert catalog.forget_jobs() == [] and catalog.tenants() == []
+    assert catalog.counts(None) == {
+        "segments": 0,
+        "seconds": 0.0,
+        "sessions": 0,
+        "speakers": 0,
+        "recordings": 0,
+    }
+
+
+def test_turns_waiting_for_the_index_are_remembered(catalog: CatalogBackend) -> None:
+    _store(catalog, [_segment(0), _segment(1)])
+    with catalog.write() as tx:
+        tx.mark_unindexed("t", ["seg_t_0", "seg_t_1"])
+    assert {t: sorted(ids) for t, ids in catalog.unindexed().items()} == {
+        "t": ["seg_t_0", "seg_t_1"]
+    }
+    with catalog.write() as tx:
+        tx.clear_unindexed(["seg_t_0"])
+        tx.delete_segments(["seg_t_1"])  # an erased turn waits for nothing
+    assert catalog.unindexed() == {}
+
+
+def test_a_closed_catalog_says_so(catalog: CatalogBackend) -> None:
+    _store(catalog, [_segment(0)])
+    catalog.close()
+    with pytest.raises(MemoryClosed):
+        catalog.tenants()
+    with pytest.raises(MemoryClosed), catalog.write():
+        pass

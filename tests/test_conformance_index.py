@@ -1,0 +1,128 @@
+"""One contract, every vector index: the same tests on embedded Chroma, a real
+`chroma run` server on loopback, and the in-memory fake.
+
+A new index back end is one more ``param`` of the ``index`` fixture."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.store_helpers import chroma_server  # noqa: F401 (fixture)
+from voxmem.memory.fakes import MemoryIndex
+from voxmem.memory.index import ChromaIndex
+from voxmem.memory.protocols import IndexBackend
+from voxmem.memory.records import MemoryClosed
+from voxmem.settings import ChromaSettings
+
+
+@pytest.fixture(params=["chroma-embedded", "chroma-server", "memory"])
+def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[IndexBackend]:
+    made: IndexBackend
+    if request.param == "chroma-embedded":
+        made = ChromaIndex(ChromaSettings(path=tmp_path / "chroma"), tmp_path / "chroma")
+    elif request.param == "chroma-server":
+        url = request.getfixturevalue("chroma_server")
+        made = ChromaIndex(ChromaSettings(url=url), tmp_path / "unused")
+    else:
+        made = MemoryIndex()
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def tenant() -> str:
+    """A fresh tenant id per test: the server is shared by the whole run."""
+    return f"t-{uuid.uuid4().hex[:8]}"
+
+
+def _unit(seed: int, dim: int = 16) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal(dim).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def _fill(index: IndexBackend, tenant: str, n: int = 6, space: str = "text") -> list[str]:
+    ids = [f"seg_{i}" for i in range(n)]
+    index.upsert(
+        tenant,
+        space,
+        ids,
+        [_unit(i) for i in range(n)],
+        [
+            {"session": f"s{i % 2}", "role": "user" if i < 3 else "agent", "start": float(i)}
+            for i in range(n)
+        ],
+    )
+    return ids
+
+
+def test_upsert_query_delete(index: IndexBackend, tenant: str) -> None:
+    ids = _fill(index, tenant)
+    assert index.ids(tenant, "text") == set(ids) and index.count(tenant, "text") == 6
+    hits = index.query(tenant, "text", _unit(2), k=3)
+    assert hits[0].id == "seg_2" and hits[0].score == pytest.approx(1.0, abs=1e-4)
+    assert len(hits) == 3 and hits[0].score >= hits[1].score >= hits[2].score
+    assert hits[0].metadata["session"] == "s0"
+    assert index.query(tenant, "text", _unit(2), k=0) == []
+    index.upsert(tenant, "text", ["seg_2"], [_unit(99)], [{"session": "s9"}])  # replaces
+    assert index.count(tenant, "text") == 6
+    assert index.query(tenant, "text", _unit(99), k=1)[0].metadata["session"] == "s9"
+    index.delete(tenant, "text", ["seg_2", "seg_nope"])
+    assert index.ids(tenant, "text") == set(ids) - {"seg_2"}
+    index.delete(tenant, "text", [])
+
+
+def test_filters(index: IndexBackend, tenant: str) -> None:
+    _fill(index, tenant)
+    q = _unit(0)
+
+    def found(where: dict[str, object]) -> set[str]:
+        return {h.id for h in index.query(tenant, "text", q, k=10, where=where)}
+
+    assert found({"session": "s1"}) == {"seg_1", "seg_3", "seg_5"}
+    assert found({"$and": [{"session": "s1"}, {"role": "user"}]}) == {"seg_1"}
+    assert found({"$or": [{"session": "s1"}, {"role": "user"}]}) == {
+        "seg_0",
+        "seg_1",
+        "seg_2",
+        "seg_3",
+        "seg_5",
+    }
+    assert found({"start": {"$gte": 4.0}}) == {"seg_4", "seg_5"}
+    assert found({"role": {"$in": ["agent"]}}) == {"seg_3", "seg_4", "seg_5"}
+    assert found({"role": {"$ne": "agent"}}) == {"seg_0", "seg_1", "seg_2"}
+    index.update_metadata(tenant, "text", ["seg_0"], [{"session": "s1", "role": "user"}])
+    assert "seg_0" in found({"session": "s1"})
+
+
+def test_tenants_and_spaces_are_separate(index: IndexBackend, tenant: str) -> None:
+    other = tenant + "-b"
+    _fill(index, tenant)
+    index.upsert(other, "text", ["seg_x"], [_unit(2)], [{"session": "s0"}])
+    assert {h.id for h in index.query(other, "text", _unit(2), k=10)} == {"seg_x"}
+    assert index.ids(tenant, "speaker") == set()
+    assert index.query(tenant, "speaker", _unit(2), k=5) == []  # no collection: nothing
+    assert {tenant, other} <= index.tenants()
+
+
+def test_drop_then_nothing_is_there(index: IndexBackend, tenant: str) -> None:
+    _fill(index, tenant)
+    index.drop(tenant, "text")
+    index.drop(tenant, "text")  # already gone is fine
+    assert index.ids(tenant, "text") == set() and index.count(tenant, "text") == 0
+    assert index.query(tenant, "text", _unit(0), k=3) == []
+    _fill(index, tenant, 2)  # and it can be written again
+    assert index.count(tenant, "text") == 2
+    index.purge()
+    assert index.count(tenant, "text") == 2
+
+
+def test_a_closed_index_says_so(index: IndexBackend, tenant: str) -> None:
+    _fill(index, tenant, 1)
+    index.close()
+    with pytest.raises(MemoryClosed):
+        index.ids(tenant, "text")
