@@ -496,21 +496,13 @@ class Router:
     def _plan(
         self, clean: str, names: Sequence[str], speaker: str, time: str | None
     ) -> RetrievalPlan:
-        # time words and the request's own verbs are not content
-        text = _TIME_WORDS.sub(" ", clean)
-        text = re.sub(
-            r"\b(?:play(?: back)?|replay|let me hear|can i hear|i want to hear|forget|erase|"
-            r"delete|remove|wipe|remind me|do you remember|did you|did i|again|back|please)\b",
-            " ",
-            text,
-        )
-        # the verbs of saying carry no content ("what did you tell me" asks for anything)
-        text = re.sub(
-            rf"\b(?:{_SAY_PLAIN})\b(?! (?:about|regarding|concerning|that|of|on)\b)", " ", text
-        )
-        # names are handled here (a filter), so the parser sees none: a named speaker
-        # must not make it drop the topic as "leftover words beside an attribute"
-        plan = self.parser.parse(text, False, [])
+        if self.parser.kind != "lexicon":
+            # the trained planner reads whole requests (it was trained on them, time words,
+            # verbs of saying and names included, and tags each itself); cutting words out
+            # leaves fragments such as "what was i said in ?" that no request looks like
+            plan = self.parser.parse(clean, False, names)
+        else:
+            plan = self.parser.parse(_lexicon_text(clean), False, [])
         if speaker in ("self", "agent", "any"):
             speaker_c = Constraint()
         else:
@@ -528,6 +520,26 @@ class Router:
             role="agent" if speaker == "agent" else ("user" if speaker == "self" else None),
             time=TimeWindow(label=time),
         )
+
+
+def _lexicon_text(clean: str) -> str:
+    """What the lexicon parser reads of a request: its patterns take every leftover word
+    for content, so the request's own words go first."""
+    # time words and the request's own verbs are not content
+    text = _TIME_WORDS.sub(" ", clean)
+    text = re.sub(
+        r"\b(?:play(?: back)?|replay|let me hear|can i hear|i want to hear|forget|erase|"
+        r"delete|remove|wipe|remind me|do you remember|did you|did i|again|back|please)\b",
+        " ",
+        text,
+    )
+    # the verbs of saying carry no content ("what did you tell me" asks for anything)
+    text = re.sub(
+        rf"\b(?:{_SAY_PLAIN})\b(?! (?:about|regarding|concerning|that|of|on)\b)", " ", text
+    )
+    # names are handled by the router (a filter), so the lexicon sees none: a named
+    # speaker must not make it drop the topic as "leftover words beside an attribute"
+    return text
 
 
 def _first(pattern: re.Pattern[str], text: str) -> int:
