@@ -227,7 +227,7 @@ def _squtr_folder(root: Path, alt_keys: bool = False, bad_qrel: bool = False) ->
     for cond in ("clean", "noise_snr_20", "noise_snr_10", "noise_snr_0"):
         (sub / f"audio_{cond}").mkdir()
         (sub / f"audio_{cond}" / "q1.wav").write_bytes(_clip())
-        row = {"_id": "q1", "text": "a question", "audio": "q1.wav"}
+        row: dict[str, Any] = {"_id": "q1", "text": "a question", "audio": "q1.wav"}
         if cond != "clean":
             row |= {"snr_db": int(cond.rsplit("_", 1)[1]), "noise_id": "n1"}
         (sub / f"queries_with_audio_{cond}.jsonl").write_text(json.dumps(row) + "\n")
@@ -428,10 +428,15 @@ def test_ingest_cache_is_keyed_by_content_code_and_settings(
     source.write_text("SCALE = 1\n")
     files = harness._package_files()
     monkeypatch.setattr(harness, "_package_files", lambda: [*files, source])
-    assert rebuilt(docs, settings)
-    assert not rebuilt(docs, settings)
-    source.write_text("SCALE = 2\n")
-    assert rebuilt(docs, settings)
+    try:
+        harness.code_digest.cache_clear()  # as a new process would
+        assert rebuilt(docs, settings)
+        assert not rebuilt(docs, settings)
+        source.write_text("SCALE = 2\n")
+        harness.code_digest.cache_clear()
+        assert rebuilt(docs, settings)
+    finally:
+        harness.code_digest.cache_clear()
 
 
 def test_an_interrupted_ingest_resumes_where_it_stopped(tmp_path: Path, fakes: Any) -> None:
@@ -648,4 +653,4 @@ def test_ambiguous_ids_are_refused_by_name(tmp_path: Path) -> None:
     corpus.write_text(corpus.read_text() + json.dumps({"_id": "c2", "text": "again"}) + "\n")
     with pytest.raises(AmbiguousIds, match=r"'c2' \(2 times\)") as err:
         load_subset(root / "en" / "fiqa")
-    assert isinstance(err.value, BenchmarkDataError) and err.value.duplicates == {"c2": 2}
+    assert err.value.duplicates == {"c2": 2} and isinstance(err.value, BenchmarkDataError)

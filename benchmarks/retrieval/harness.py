@@ -20,6 +20,7 @@ rules, from :mod:`voxmem.retrievers.metrics`) into figures grouped by family and
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -118,8 +119,9 @@ class Ask:
     judgement: Any = None
 
 
-#: one scored ranking -> (family, group, metric row) for every group it counts in
+#: one query's figures (``R@10`` -> value)
 Row = Mapping[str, float]
+#: one scored ranking -> (family, group, metric row) for every group it counts in
 Scorer = Callable[[str, Ask, dict[str, float]], Iterable[tuple[str, str, Row]]]
 
 
@@ -154,13 +156,19 @@ def _package_files() -> list[Path]:
     return [Path(voxmem.audio.__file__), Path(__file__), *sorted(files)]
 
 
+@functools.cache
 def code_digest() -> str:
     """A hash of the source that turns audio into stored turns: the audio loader, the
     memory package (perception, encoders and their data files, the store) and this
-    harness's ingest."""
+    harness's ingest. Read once per process, as its code is imported once."""
+    import voxmem.memory
+
+    memory = Path(voxmem.memory.__file__).parent
     digest = hashlib.sha256()
     for path in _package_files():
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        # named within the package (encoders/speaker.py), never by where it is installed
+        name = str(path.relative_to(memory)) if path.is_relative_to(memory) else path.name
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
