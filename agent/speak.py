@@ -1,10 +1,10 @@
 """The agent's voice: text to 24 kHz PCM16, streamed sentence by sentence.
 
 A ``Synthesizer`` turns one sentence into audio; the agent's ``speak`` node feeds it
-the reply one sentence at a time (:func:`split_sentences`), so the first audio leaves
-while the rest of the reply is still being written or synthesised. Two backends: piper with the voice
-that ships as a package (the default: a natural neural voice), and espeak-ng
-from Debian as the fallback.
+the reply one sentence at a time (:func:`split_sentences`), so the first audio
+leaves while the rest of the reply is still being written or synthesised. Two
+backends: piper with the voice that ships as a package (the default: a natural
+neural voice), and espeak-ng from Debian as the fallback.
 """
 
 from __future__ import annotations

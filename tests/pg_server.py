@@ -67,18 +67,41 @@ def postgres() -> Iterator[PgServer]:
         if done.returncode:
             raise RuntimeError(f"{Path(cmd[0]).name} failed: {done.stderr.strip()}")
 
-    run(str(bindir / "initdb"), "-D", str(data), "-U", "voxmem", "--auth=trust", "-E", "UTF8",
-        "--locale=C")
+    run(
+        str(bindir / "initdb"),
+        "-D",
+        str(data),
+        "-U",
+        "voxmem",
+        "--auth=trust",
+        "-E",
+        "UTF8",
+        "--locale=C",
+    )
     opts = f"-h 127.0.0.1 -p {port} -k {sockets} -c max_connections=200"
-    run(str(bindir / "pg_ctl"), "-D", str(data), "-o", opts, "-l", str(root / "log"), "-w",
-        "-t", "60", "start")
+    run(
+        str(bindir / "pg_ctl"),
+        "-D",
+        str(data),
+        "-o",
+        opts,
+        "-l",
+        str(root / "log"),
+        "-w",
+        "-t",
+        "60",
+        "start",
+    )
     url = f"postgresql://voxmem@127.0.0.1:{port}/postgres"
     try:
         _wait(port)
         yield PgServer(url, data)
     finally:
-        subprocess.run([*prefix, str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w",
-                        "stop"], capture_output=True, cwd=root)
+        subprocess.run(
+            [*prefix, str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
+            capture_output=True,
+            cwd=root,
+        )
         shutil.rmtree(root, ignore_errors=True)
 
 

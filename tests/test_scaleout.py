@@ -36,7 +36,7 @@ async def test_checkpoints_in_postgres_resume_and_forget(tmp_path: Path, pg: PgS
         await agent.turn("acme", "call", audio=said(asr, DANA, secret))  # type: ignore[arg-type]
         await agent.turn("acme", "call", text="The kettle is broken.")
     # another process (another agent, another data folder) resumes the same session
-    other, asr2 = _agent(tmp_path / "b", url)
+    other, _ = _agent(tmp_path / "b", url)
     async with other:
         history = await other.dialogue("acme", "call")
         assert [h["role"] for h in history] == ["user", "agent", "user", "agent"]
@@ -46,7 +46,9 @@ async def test_checkpoints_in_postgres_resume_and_forget(tmp_path: Path, pg: PgS
     agent, asr = _agent(tmp_path / "a", url)
     async with agent:
         r = await agent.turn(
-            "acme", "call", audio=said(asr, DANA, "Forget what I said about my locker code.")  # type: ignore[arg-type]
+            "acme",
+            "call",
+            audio=said(asr, DANA, "Forget what I said about my locker code."),  # type: ignore[arg-type]
         )
         assert r.intent == "forget", r
         r = await agent.turn("acme", "call", audio=said(asr, DANA, "yes"))  # type: ignore[arg-type]
@@ -62,7 +64,6 @@ async def test_checkpoints_in_postgres_resume_and_forget(tmp_path: Path, pg: PgS
     conn.execute("CHECKPOINT")
     conn.close()
     leftovers = [
-        f for f in (pg.data / "base").rglob("*")
-        if f.is_file() and b"4471 banana" in f.read_bytes()
+        f for f in (pg.data / "base").rglob("*") if f.is_file() and b"4471 banana" in f.read_bytes()
     ]
     assert leftovers == []
