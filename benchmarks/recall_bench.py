@@ -119,12 +119,12 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
             report.rows.append(_row(label, times, target))
         # what the reference's words cost: the transcriber's own decode against the short
         # decode recall uses, on the same clips
-        transcriber = memory.perception.transcriber
+        perception = memory.perception
         for label, decode in (
-            ("reference ASR: full decode (30 s window, word times)", transcriber.transcribe),
+            ("reference ASR: full decode (30 s window, word times)", perception.transcribe),
             (
                 "reference ASR: short decode (clip-length window)",
-                partial(transcribe_reference, transcriber),
+                partial(transcribe_reference, perception),
             ),
         ):
             times = []

@@ -25,6 +25,8 @@ _LAZY = {
     "UnknownTenant": "voxmem.memory.records",
     "UnknownSpeaker": "voxmem.memory.records",
     "UnknownSegment": "voxmem.memory.records",
+    "UnknownSession": "voxmem.memory.records",
+    "IndexDamaged": "voxmem.memory.records",
     "WrongDimension": "voxmem.memory.records",
     "SchemaTooNew": "voxmem.memory.records",
     "Perception": "voxmem.memory.perception",

@@ -31,10 +31,16 @@ class AudioFiles:
     def all(self) -> set[Path]:
         return set(self.folder.rglob("*.flac")) if self.folder.exists() else set()
 
-    def remove_temporaries(self) -> None:
+    def remove_temporaries(self, older_than: float | None = None) -> None:
+        """Delete files a crash left half-written (those modified before ``older_than``,
+        a time; all of them when None)."""
         if self.folder.exists():
             for tmp in self.folder.rglob(".tmp-*"):
-                tmp.unlink(missing_ok=True)
+                try:
+                    if older_than is None or tmp.stat().st_mtime < older_than:
+                        tmp.unlink()
+                except FileNotFoundError:
+                    pass
 
     def size(self, tenant: str | None = None) -> int:
         return dir_size(self.folder / tenant if tenant else self.folder)

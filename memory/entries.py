@@ -92,10 +92,9 @@ class SegmentEntries:
     ) -> int:
         total = 0
         if ids is None:
-            while segs := catalog.segments(tenant, limit=BATCH, offset=total):
-                index_segments(index, tenant, segs)
-                total += len(segs)
-            return total
+            # the ids first, then their rows a batch at a time: paging the rows by offset
+            # would skip a live turn whenever a concurrent forget hides an earlier one
+            ids = catalog.live_ids().get(tenant, set())
         order = sorted(ids)
         for start in range(0, len(order), BATCH):
             segs = catalog.segments(tenant, SegmentFilter(ids=order[start : start + BATCH]))

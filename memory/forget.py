@@ -197,7 +197,9 @@ class Forgetting:
             speakers.add(job.speaker_id)
         known = {s.id: s for s in tx.speakers(job.tenant)}
         if job.everything:
-            speakers |= set(known)
+            # the speakers there were when the forget was asked; one enrolled since is
+            # another write's, and is kept like its turns
+            speakers |= {i for i, s in known.items() if s.created_at <= job.created_at}
         for spk_id in speakers:
             spk = known.get(spk_id)
             if spk is None:

@@ -35,7 +35,7 @@ from urllib.parse import urlparse
 import numpy as np
 
 from voxmem.memory.protocols import IndexHit, Metadata
-from voxmem.memory.records import IndexUnavailable, MemoryClosed
+from voxmem.memory.records import IndexDamaged, IndexUnavailable, MemoryClosed
 from voxmem.settings import ChromaSettings
 
 __all__ = ["ChromaIndex", "IndexHit", "IndexUnavailable", "VectorIndex", "collection_name"]
@@ -59,6 +59,13 @@ def _unreachable() -> tuple[type[BaseException], ...]:
     from chromadb.errors import InternalError
 
     return (httpx.HTTPError, ConnectionError, OSError, InternalError)
+
+
+def _damaged(exc: BaseException) -> bool:
+    """Whether opening an embedded index failed on its files' contents (SQLite's "not a
+    database", "malformed"), not on access to them."""
+    text = str(exc).lower()
+    return any(s in text for s in ("not a database", "malformed", "database disk image"))
 
 
 def _missing(exc: BaseException) -> bool:
@@ -106,7 +113,18 @@ class ChromaIndex:
                     path=str(self.path), settings=client_settings
                 )
         except Exception as exc:  # chroma raises many kinds; callers get one
+            from chromadb.api.client import SharedSystemClient
+
+            # a failed open leaves a half-built client in chroma's per-path cache, and the
+            # next open in this process would fail on that instead of on the real cause
+            SharedSystemClient.clear_system_cache()
             where = self.url or str(self.path)
+            if not self.url and _damaged(exc):
+                raise IndexDamaged(
+                    f"the embedded Chroma index at {where} is damaged ({exc}). It holds "
+                    "copies only: `voxmem rebuild --fresh` erases it and builds it again "
+                    "from the catalog (nothing stored is lost)"
+                ) from exc
             raise IndexUnavailable(
                 f"cannot open the Chroma index at {where} ({type(exc).__name__}: {exc}); "
                 "check that the server is running or the folder is writable"
@@ -376,6 +394,20 @@ class ChromaIndex:
 
 
 VectorIndex = ChromaIndex  # the name earlier code imported
+
+
+def erase_embedded(path: Path) -> None:
+    """Zero and remove an embedded index's files (a damaged one, before it is built again
+    from the catalog): its vectors are copies, and copies of forgotten turns must not
+    outlive it in a folder moved aside."""
+    import shutil
+
+    if not path.exists():
+        return
+    for f in path.rglob("*"):
+        if f.is_file():
+            _zero(f)
+    shutil.rmtree(path)
 
 
 def _erase_orphans(path: Path, live: set[str]) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,17 @@ from voxmem.memory.audio_files import AudioFiles, erase_file
 from voxmem.memory.entries import ALL_SPACES, SOURCES, SegmentEntries
 from voxmem.memory.protocols import CatalogBackend, IndexBackend
 from voxmem.memory.records import StoreError
+
+#: an unreferenced audio file younger than this may be an ingest's whose catalog row is
+#: not committed yet (the file is written first), so verify leaves it for a later run
+IN_FLIGHT_S = 600.0
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except FileNotFoundError:
+        return float("inf")  # gone meanwhile: nothing to erase
 
 
 @dataclass
@@ -120,16 +132,23 @@ class Maintenance:
         report = VerifyReport(unfinished_forgets=len(self.catalog.forget_jobs()))
         if repair:
             self.index_unindexed()
-        live = self.catalog.live_ids()
-        for tenant in sorted(set(live) | self.index.tenants()):
+        # What is read first matters while others write: a turn's FLAC file is written
+        # before its catalog row commits, and its index entries after. So the files and the
+        # index are listed before the catalog is read: whatever they held that is not in
+        # the catalog read after them is a leftover, never a turn still being stored.
+        files = self.files.all()
+        tenants = set(self.catalog.live_ids()) | self.index.tenants()
+        for tenant in sorted(tenants):
             for source in SOURCES:
+                have_all = {space: self.index.ids(tenant, space) for space in source.spaces}
+                live_now = self.catalog.has_tenant(tenant)
                 wanted = (
                     source.wanted(self.catalog, tenant)
-                    if tenant in live
+                    if live_now
                     else {s: set() for s in source.spaces}
                 )
                 for space, want in wanted.items():
-                    have = self.index.ids(tenant, space)
+                    have = have_all[space]
                     missing, extra = want - have, have - want
                     report.missing_in_index[space] = report.missing_in_index.get(space, 0) + len(
                         missing
@@ -139,14 +158,16 @@ class Maintenance:
                         self.index.delete(tenant, space, extra)
                     if repair and missing:
                         source.put(self.catalog, self.index, tenant, missing)
-        files = self.files.all()
+        live = self.catalog.live_ids()
         expected = {self.files.path(t, i) for t, ids in live.items() for i in ids}
-        report.missing_audio = sorted(p.stem for p in expected - files)
-        orphans = files - expected
+        report.missing_audio = sorted(p.stem for p in expected - self.files.all())
+        # a file written moments ago may belong to an ingest whose row is not committed yet
+        cutoff = time.time() - IN_FLIGHT_S
+        orphans = {p for p in files - expected if _mtime(p) < cutoff}
         report.orphan_audio = len(orphans)
         if repair:
             for p in orphans:
                 erase_file(p)
-            self.files.remove_temporaries()
+            self.files.remove_temporaries(older_than=cutoff)
         report.repaired = repair
         return report

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -19,7 +19,12 @@ from voxmem.audio import Audio
 from voxmem.errors import NoSpeech
 from voxmem.memory.encoders.asr import Transcript
 from voxmem.memory.encoders.asr import Word as AsrWord
-from voxmem.memory.encoders.base import AudioEncoder, TextEncoder
+from voxmem.memory.encoders.base import (
+    AudioEncoder,
+    LabellingEncoder,
+    RelativeStyleEncoder,
+    TextEncoder,
+)
 from voxmem.memory.encoders.diarization import SpeakerTurn
 from voxmem.memory.records import Word
 from voxmem.settings import Settings
@@ -120,10 +125,17 @@ class Perception:
         )
 
     def transcribe(self, audio: Audio, hotwords: str | None = None) -> Transcript:
-        """ASR alone; ``hotwords`` where the transcriber supports them."""
+        """ASR alone; ``hotwords`` where the transcriber declares it takes them."""
         if hotwords and getattr(self.transcriber, "supports_hotwords", False):
             return self.transcriber.transcribe(audio, hotwords=hotwords)  # type: ignore[call-arg]
         return self.transcriber.transcribe(audio)
+
+    def clip_text(self, audio: Audio) -> str:
+        """The words of a short clip, by the transcriber's quick decode where it declares
+        one (``supports_clip_text``), else by its full ``transcribe``."""
+        if getattr(self.transcriber, "supports_clip_text", False):
+            return str(self.transcriber.clip_text(audio))  # type: ignore[attr-defined]
+        return self.transcriber.transcribe(audio).text
 
     def perceive_segment(
         self,
@@ -157,7 +169,7 @@ class Perception:
         voiceprints: Sequence[np.ndarray],
     ) -> list[PerceivedTurn]:
         raw_style = None
-        if hasattr(self.style, "features") and hasattr(self.style, "vectors"):
+        if isinstance(self.style, RelativeStyleEncoder):
             # one openSMILE pass gives the vector, the labels and the raw functionals
             raw_style = self.style.features(clips)
             style = self.style.vectors(raw_style)
@@ -187,27 +199,25 @@ class Perception:
                         ),
                     },
                     _style_labels(self.style, clip, raw_style, i, self.top_labels),
-                    _labels(self.environment, "events", clip, self.top_labels),
+                    _labels(self.environment, clip, self.top_labels),
                 )
             )
         return out
 
 
 def _style_labels(
-    encoder: Any, clip: Audio, raw: np.ndarray | None, i: int, top: int
+    encoder: AudioEncoder, clip: Audio, raw: np.ndarray | None, i: int, top: int
 ) -> dict[str, float]:
-    if raw is not None and hasattr(encoder, "labels_for"):
+    if raw is not None and isinstance(encoder, RelativeStyleEncoder):
         labels = encoder.labels_for(raw[i])
         return {lab.label: round(float(lab.score), 4) for lab in list(labels)[:top]}
-    return _labels(encoder, "labels", clip, top)
+    return _labels(encoder, clip, top)
 
 
-def _labels(encoder: Any, method: str, clip: Audio, top: int) -> dict[str, float]:
-    fn = getattr(encoder, method, None)
-    if fn is None:
+def _labels(encoder: AudioEncoder, clip: Audio, top: int) -> dict[str, float]:
+    if not isinstance(encoder, LabellingEncoder):
         return {}
-    labels = fn(clip)
-    return {lab.label: round(float(lab.score), 4) for lab in list(labels)[:top]}
+    return {lab.label: round(float(lab.score), 4) for lab in list(encoder.labels(clip))[:top]}
 
 
 def _assign_words(words: Sequence[AsrWord], turns: Sequence[SpeakerTurn]) -> list[list[Word]]:

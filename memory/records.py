@@ -45,6 +45,11 @@ class UnknownSegment(StoreError, KeyError):
         return str(self.args[0])
 
 
+class UnknownSession(StoreError, KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 class WrongDimension(StoreError, ValueError):
     """A vector whose length does not match its space."""
 
@@ -59,6 +64,10 @@ class MemoryClosed(StoreError, RuntimeError):
 
 class IndexUnavailable(StoreError, RuntimeError):
     """The Chroma server cannot be reached, or the embedded index cannot be opened."""
+
+
+class IndexDamaged(IndexUnavailable):
+    """The embedded index's files are damaged; the catalog can rebuild it."""
 
 
 class CatalogBusy(StoreError, RuntimeError):

@@ -43,7 +43,7 @@ from voxmem.memory import speakers as speaker_ops
 from voxmem.memory.audio_files import AudioFiles, dir_size
 from voxmem.memory.catalog import SQLiteCatalog
 from voxmem.memory.entries import ITEM_SPACE, index_segments, update_segment_metadata
-from voxmem.memory.forget import Forgetting
+from voxmem.memory.forget import Forgetting, selector_key
 from voxmem.memory.index import ChromaIndex
 from voxmem.memory.maintenance import Maintenance, VerifyReport
 from voxmem.memory.perception import PerceivedTurn, Perception
@@ -52,14 +52,15 @@ from voxmem.memory.records import (
     RAW_SPACES,
     ROLES,
     SPACES,
-    ForgetPending,
     IndexPending,
     IndexUnavailable,
     NewSegment,
     Recording,
     Segment,
     Speaker,
+    StoreError,
     UnknownSegment,
+    UnknownSession,
     UnknownTenant,
     Word,
     WrongDimension,
@@ -137,7 +138,9 @@ class AudioMemory:
         try:
             self.forgetting.resume()
             self.maintenance.index_unindexed()
-        except (ForgetPending, IndexUnavailable) as exc:
+        except StoreError as exc:
+            # a forget that cannot finish now (the index away, a compact that fails) must
+            # not keep the memory from opening: `voxmem rebuild` and `verify` need it open
             log.warning("left for later: %s", exc)
 
     @classmethod
@@ -195,7 +198,7 @@ class AudioMemory:
         """
         tenant = _checked(tenant, session, role)
         clip = load_audio(audio, sample_rate=sample_rate, require_speech=True)
-        turns = self.perception.perceive(clip)
+        turns = self.perception.perceive(clip, require_speech=True)
         if source is None:
             source = str(audio) if isinstance(audio, str | os.PathLike) else "audio"
         return self._store(tenant, session, role, source, clip.duration, turns)
@@ -626,7 +629,7 @@ class AudioMemory:
         many segments were erased, counting those of an earlier identical forget that
         this call finished. Raises ForgetPending when the erasure is recorded but could
         not finish (it finishes later; see ``voxmem.memory.forget``)."""
-        tenant = self._require_tenant(tenant)
+        tenant = check_tenant(tenant)
         given = {"speaker": speaker, "session": session, "segment": segment, "segments": segments}
         chosen = {k: v for k, v in given.items() if v is not None}
         if everything:
@@ -638,13 +641,21 @@ class AudioMemory:
             )
         if segments is not None:
             chosen = {"segments": sorted(set(segments))}
+        # the job is keyed by what was asked, so that asking again finishes it even when
+        # its first step already erased what the selector names (the segment, the speaker,
+        # the tenant row)
+        asked = selector_key(chosen)
+        if any(j.tenant == tenant and j.selector == asked for j in self.catalog.forget_jobs()):
+            earlier = self.forgetting.resume(tenant)
+            return sum(len(j.segments) for j in earlier if j.selector == asked)
+        tenant = self._require_tenant(tenant)
         spk_id = None
         with self.catalog.write() as tx:
             if everything:
                 where = SegmentFilter()
             elif speaker is not None:
                 spk_id = tx.speaker(tenant, speaker).id
-                chosen, where = {"speaker": spk_id}, SegmentFilter(speaker_id=spk_id)
+                where = SegmentFilter(speaker_id=spk_id)
             elif session is not None:
                 where = SegmentFilter(session=session)
             elif segments is not None:
@@ -654,14 +665,16 @@ class AudioMemory:
             ids = tx.segment_ids(tenant, where) if where.ids != [] else []
             if segment is not None and not ids:
                 raise UnknownSegment(f"tenant {tenant!r} has no segment {segment!r}")
+            if session is not None and not ids:
+                raise UnknownSession(
+                    f"tenant {tenant!r} has no session {session!r}; list them with "
+                    "`voxmem sessions --tenant ...` (AudioMemory.sessions)"
+                )
             job = self.forgetting.start(tx, tenant, chosen, ids, spk_id, everything)
         if job is not None:
             self.forgetting.run(job, claimed=True)
         earlier = self.forgetting.resume(tenant)
-        from voxmem.memory.forget import selector_key
-
-        same = selector_key(chosen)
-        return len(ids) + sum(len(j.segments) for j in earlier if j.selector == same)
+        return len(ids) + sum(len(j.segments) for j in earlier if j.selector == asked)
 
     # -- maintenance -------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from voxmem.audio import Audio, AudioSource
+from voxmem.memory.encoders.base import RelativeStyleEncoder
 from voxmem.memory.records import Segment, UnknownSpeaker
 from voxmem.memory.store import AudioMemory
 from voxmem.retrievers import lexical
@@ -127,6 +128,8 @@ def recall(
 
     ``pool`` scores the given items instead of searching the tenant's index: a text
     corpus outside the memory (SQuTR's passages), or a caller's own shortlist."""
+    if k < 1:
+        raise ValueError(f"k must be 1 or more (got {k}): how many turns to return")
     params = params or FusionParams()
     names = memory.speaker_names(tenant) if pool is None else []
     plan = plan or (parser or default_parser(memory)).parse(
@@ -377,7 +380,7 @@ def _relative_same_style(
     speaker-relative style vectors."""
     encoder = memory.perception.style
     raw_ref, voice = ref.vectors.get("style_raw"), ref.vectors.get("speaker")
-    if raw_ref is None or voice is None or not hasattr(encoder, "vectors"):
+    if raw_ref is None or voice is None or not isinstance(encoder, RelativeStyleEncoder):
         return absolute
     baselines = memory.style_baselines(tenant, params.baseline_turns)
     known = [s for s in memory.speakers(tenant) if s.id in baselines]
@@ -408,7 +411,7 @@ def _with_relative_style(
     to the speaker's own baseline, for turns whose speaker has one: sad for this person,
     not merely low and slow for anyone."""
     encoder = memory.perception.style
-    if not hasattr(encoder, "label_scores"):
+    if not isinstance(encoder, RelativeStyleEncoder):
         return absolute
     baselines = memory.style_baselines(tenant, params.baseline_turns)
     out = absolute.copy()

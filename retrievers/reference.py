@@ -23,17 +23,14 @@ from typing import Any
 import numpy as np
 
 from voxmem.audio import Audio, AudioSource, load_audio
+from voxmem.memory.encoders.base import RelativeStyleEncoder
+from voxmem.memory.perception import Perception
 from voxmem.memory.store import AudioMemory
 
 #: encodings kept (one entry per clip and set of encoders)
 CACHE_SIZE = 64
 #: seconds of a reference clip that are transcribed
 REFERENCE_SECONDS = 15.0
-#: whisper frames (10 ms) added after the clip, and the fewest the encoder sees: shorter
-#: windows made whisper repeat itself on some clips
-MARGIN_FRAMES, MIN_FRAMES, MAX_FRAMES = 100, 500, 3000
-#: token cap of the short decode: generous for speech, hit only by a runaway decode
-TOKENS_PER_SECOND, EXTRA_TOKENS = 8, 16
 
 
 @dataclass
@@ -65,11 +62,7 @@ class Reference:
             for space in spaces:
                 if space in vectors or space not in encoders:
                     continue
-                if (
-                    space == "style"
-                    and hasattr(p.style, "features")
-                    and hasattr(p.style, "vectors")
-                ):
+                if space == "style" and isinstance(p.style, RelativeStyleEncoder):
                     # the raw functionals too, to judge the clip against its speaker's habits
                     raw = p.style.features([audio])
                     vectors["style_raw"] = _frozen(raw[0])
@@ -77,7 +70,7 @@ class Reference:
                 else:
                     vectors[space] = _frozen(encoders[space].embed([audio])[0])
             if transcribe and entry.transcript is None:
-                entry.transcript = transcribe_reference(p.transcriber, audio)
+                entry.transcript = transcribe_reference(p, audio)
                 vectors["text"] = _frozen(p.text.passages([entry.transcript])[0])
             wanted = set(spaces) | ({"style_raw"} if "style" in spaces else set())
             wanted |= {"text"} if transcribe else set()
@@ -142,43 +135,7 @@ class EncodingCache:
 CACHE = EncodingCache()
 
 
-def transcribe_reference(transcriber: Any, audio: Audio) -> str:
-    """The words of a reference clip, by the short decode when the transcriber is
-    faster-whisper, else by its own ``transcribe``."""
-    model = getattr(transcriber, "_model", None)
-    if not all(hasattr(model, a) for a in ("feature_extractor", "hf_tokenizer", "model")):
-        return str(transcriber.transcribe(audio).text)
-    head = audio.samples[: int(REFERENCE_SECONDS * audio.sample_rate)]
-    text = _short_decode(model, np.ascontiguousarray(head, dtype=np.float32), transcriber)
-    if text is None:
-        return str(transcriber.transcribe(audio).text)
-    return text
-
-
-def _short_decode(model: Any, samples: np.ndarray, transcriber: Any) -> str | None:
-    """Greedy decode of whisper's encoder run on the clip's own length; None when the
-    decode hit its length cap (whisper looping on a short window)."""
-    import ctranslate2
-    from faster_whisper.tokenizer import Tokenizer
-
-    feats = model.feature_extractor(samples)
-    frames = min(MAX_FRAMES, max(feats.shape[1] + MARGIN_FRAMES, MIN_FRAMES))
-    feats = np.pad(feats, ((0, 0), (0, max(0, frames - feats.shape[1]))))[:, :frames]
-    encoded = model.model.encode(
-        ctranslate2.StorageView.from_array(np.ascontiguousarray(feats[None], dtype=np.float32))
-    )
-    language = getattr(transcriber, "language", None)
-    if language is None and model.model.is_multilingual:
-        language = model.model.detect_language(encoded)[0][0][0].strip("<|>")
-    tokenizer = Tokenizer(
-        model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=language
-    )
-    cap = int(TOKENS_PER_SECOND * len(samples) / 16_000) + EXTRA_TOKENS
-    prompt = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
-    result = model.model.generate(
-        encoded, [prompt], beam_size=1, max_length=cap, suppress_blank=True, suppress_tokens=[-1]
-    )[0]
-    tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
-    if len(tokens) >= cap - len(prompt) - 1:
-        return None
-    return str(tokenizer.decode(tokens)).strip()
+def transcribe_reference(perception: Perception, audio: Audio) -> str:
+    """The words of a reference clip: the first ``REFERENCE_SECONDS`` of it, by the
+    transcriber's quick decode of a short clip where it has one."""
+    return perception.clip_text(audio.slice(0.0, min(audio.duration, REFERENCE_SECONDS)))

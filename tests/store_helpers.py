@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -12,11 +13,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.conftest import VENV_BIN
+from tests.conftest import ROOT, VENV_BIN
 from voxmem.audio import Audio
 from voxmem.memory import AudioMemory
 from voxmem.memory.encoders.fake import fake_perception
 from voxmem.settings import Settings
+
+
+def store_child(*args: str) -> subprocess.Popen[str]:
+    """``python -m tests.store_child ARGS`` in its own process group (so a kill -9 of the
+    group also takes what it started)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.store_child", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def tone(freq: float, seconds: float = 1.5, amp: float = 0.3) -> Audio:

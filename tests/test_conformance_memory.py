@@ -16,6 +16,7 @@ from tests.store_helpers import open_fake, tone, vectors
 from voxmem.memory import SPACES, AudioMemory
 from voxmem.memory.encoders.fake import fake_perception
 from voxmem.memory.fakes import MemoryCatalog, MemoryIndex
+from voxmem.memory.protocols import ForgetJob
 from voxmem.memory.records import ForgetPending, IndexPending, IndexUnavailable
 from voxmem.settings import Settings
 
@@ -98,3 +99,102 @@ def test_an_index_failure_never_loses_or_duplicates_a_turn(tmp_path: Path) -> No
     assert again.search("t", "text", vectors(again, 3)["text"], 1)[0].segment.id == late
     assert again.verify(repair=False).ok
     assert len(again.list("t")) == 2
+
+
+def _fake_memory(tmp_path: Path) -> tuple[AudioMemory, MemoryCatalog, MemoryIndex]:
+    index, catalog = MemoryIndex(), MemoryCatalog()
+    settings = Settings(data_dir=tmp_path / "mem", cache_dir=tmp_path / "cache")
+    return AudioMemory(settings, fake_perception(), catalog=catalog, index=index), catalog, index
+
+
+@pytest.mark.parametrize("selector", ["segment", "speaker", "everything"])
+def test_asking_again_finishes_a_forget_whatever_its_first_step_erased(
+    tmp_path: Path, selector: str
+) -> None:
+    memory, catalog, index = _fake_memory(tmp_path)
+    gone = _add(memory, "s", 1)
+    spk = memory.get("t", gone).speaker_id or ""
+    memory.name_speaker("t", spk, "ann")
+    ask = {
+        "segment": {"segment": gone},
+        "speaker": {"speaker": "ann"},
+        "everything": {"everything": True},
+    }[selector]
+    index.failing = IndexUnavailable("the engine is away")
+    with pytest.raises(ForgetPending):
+        memory.forget("t", **ask)  # type: ignore[arg-type]
+    index.failing = None
+    # the segment, the speaker or the tenant row are already gone from the catalog
+    assert memory.forget("t", **ask) == 1  # type: ignore[arg-type]
+    assert catalog.forget_jobs() == []
+    assert all(gone not in index.ids("t", space) for space in SPACES)
+
+
+def test_a_forget_that_keeps_failing_never_keeps_the_memory_from_opening(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from voxmem.memory.maintenance import Maintenance
+    from voxmem.memory.records import StoreError
+
+    def broken(self: Maintenance, tenants: object) -> None:
+        raise StoreError("the rebuild failed")
+
+    monkeypatch.setattr(Maintenance, "rebuild_clean", broken)
+    memory, catalog, index = _fake_memory(tmp_path)
+    keep, _ = _add(memory, "keep", 1), _add(memory, "gone", 2)
+    with pytest.raises(StoreError):
+        memory.forget("t", session="gone")
+    # opening again tries the compact again, fails again, and opens all the same
+    again = AudioMemory(memory.settings, fake_perception(), catalog=catalog, index=index)
+    assert [s.id for s in again.list("t")] == [keep] and len(catalog.forget_jobs()) == 1
+    assert again.rebuild() == 1  # what the error tells the user to run
+    monkeypatch.undo()
+    fixed = AudioMemory(memory.settings, fake_perception(), catalog=catalog, index=index)
+    assert catalog.forget_jobs() == [] and fixed.verify(repair=False).ok
+
+
+def test_forget_everything_keeps_a_speaker_enrolled_after_it_was_asked(tmp_path: Path) -> None:
+    from voxmem.memory.forget import Forgetting
+
+    memory, _, _ = _fake_memory(tmp_path)
+    _add(memory, "s", 1)
+    real_erase = Forgetting._erase
+
+    def erase_after_an_enrollment(self: Forgetting, tx: object, job: object) -> None:
+        # another writer enrolls a voice between the forget being asked and its erasure
+        spk = memory.enroll_speaker("t", "zoe", tone(900, 2.0))
+        assert spk.created_at > job.created_at  # type: ignore[attr-defined]
+        real_erase(self, tx, job)  # type: ignore[arg-type]
+
+    Forgetting._erase = erase_after_an_enrollment  # type: ignore[method-assign]
+    try:
+        memory.forget("t", everything=True)
+    finally:
+        Forgetting._erase = real_erase  # type: ignore[method-assign]
+    assert memory.speaker_names("t") == ["zoe"] and memory.tenants() == ["t"]
+
+
+def test_a_rebuild_indexes_every_live_turn_while_another_forget_hides_some(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from voxmem.memory import entries
+
+    memory, catalog, index = _fake_memory(tmp_path)
+    ids = [_add(memory, f"s{i}", i) for i in range(7)]
+    monkeypatch.setattr(entries, "BATCH", 2)
+    real = catalog.segments
+    calls = 0
+
+    def hide_one_midway(*args: object, **kw: object) -> list[object]:
+        nonlocal calls
+        calls += 1
+        if calls == 2:  # between the first page and the second, a forget hides s0
+            job = ForgetJob("fgt_x", "t", "{}", "erase", (ids[0],), None, False, None, 0.0)
+            with catalog.write() as tx:
+                tx.add_forget_job(job)
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(catalog, "segments", hide_one_midway)
+    memory.rebuild("t")
+    monkeypatch.undo()
+    assert index.ids("t", "text") >= set(ids[1:])

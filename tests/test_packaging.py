@@ -111,6 +111,18 @@ def test_built_wheel_installs_under_one_namespace(tmp_path: Path) -> None:
     tops = {n.split("/")[0] for n in names if not n.startswith("voxmem-")}
     assert tops == {"voxmem"}
     assert "voxmem/memory/__init__.py" in names and "voxmem/benchmarks/synth/voices.py" in names
+    # every data file the code reads (planner weights, frozen pools, calibrations, the page)
+    tracked = subprocess.run(
+        ["git", "ls-files", *FOLDERS], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    data = {f for f in tracked if "/data/" in f or "/static/" in f}
+    assert data, "no data files found"
+    missing = {
+        f
+        for f in data
+        if f"{FOLDERS[f.split('/')[0]].replace('.', '/')}/{f.split('/', 1)[1]}" not in names
+    }
+    assert not missing, f"left out of the wheel: {sorted(missing)}"
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     code = (

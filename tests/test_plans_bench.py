@@ -269,7 +269,16 @@ def test_content_from_the_reference_wants_no_words() -> None:
 
 
 def test_planners_are_named_or_loaded_by_entry_point() -> None:
-    assert isinstance(resolve_planner("lexicon"), InstructionParser)
+    lexicon = resolve_planner("lexicon")
+    assert isinstance(lexicon, InstructionParser) and lexicon.kind == "lexicon"
+    trained = resolve_planner("trained")
+    assert isinstance(trained, InstructionParser) and trained.kind == "trained"
+    # each name plans as itself: the lexicon reads "the same speaker" in its own way, and
+    # neither falls back to the other without a notice
+    for planner in (lexicon, trained):
+        plan = planner.parse("what did the same speaker say about the budget", True)
+        assert plan.speaker.mode == "same" and "budget" in (plan.content or "")
+        assert not any(n.kind == "fallback" for n in plan.notices)
     loaded = resolve_planner("voxmem.benchmarks.plans_bench:_lexicon")
     assert isinstance(loaded, InstructionParser)
     with pytest.raises(UnknownPlanner):

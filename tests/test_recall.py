@@ -124,6 +124,20 @@ def test_an_empty_result_is_not_an_error(memory: AudioMemory) -> None:
     assert recall(memory, "t", "what did I say about anything").turns == []
 
 
+@pytest.mark.parametrize("k", [0, -3])
+def test_k_below_one_is_refused_not_sliced(memory: AudioMemory, k: int) -> None:
+    for i in range(4):
+        memory.add_segment(
+            tone(300 + 50 * i),
+            tenant="t",
+            session="s",
+            transcript=f"x{i}",
+            vectors=vectors(memory, i),
+        )
+    with pytest.raises(ValueError, match="k must be 1 or more"):
+        recall(memory, "t", "x", k=k)
+
+
 def test_reference_clips_are_encoded_with_the_memorys_encoders(memory: AudioMemory) -> None:
     ref = Reference.encode(memory, tone(440, 2.0))
     assert set(ref.vectors) == {"text", "speaker", "style", "environment"}
@@ -465,12 +479,12 @@ def test_short_reference_decode_hears_real_speech(language: str | None) -> None:
 
     from voxmem.audio import load_audio
     from voxmem.memory.encoders import factory
-    from voxmem.retrievers.reference import transcribe_reference
     from voxmem.settings import Settings
 
     transcriber = factory.transcriber(Settings(asr={"language": language}))
+    assert transcriber.supports_clip_text
     clip = load_audio(
         "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
     )
-    words = re.findall(r"[a-z]+", transcribe_reference(transcriber, clip).lower())
+    words = re.findall(r"[a-z]+", transcriber.clip_text(clip).lower())
     assert {"he", "was", "not", "young", "man"} <= set(words)

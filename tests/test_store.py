@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
+import time
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +21,7 @@ from voxmem.memory import (
     UnknownTenant,
     WrongDimension,
 )
+from voxmem.memory.maintenance import IN_FLIGHT_S
 from voxmem.settings import Settings
 
 
@@ -343,12 +346,18 @@ def test_rebuild_and_verify_repair_the_index(memory: AudioMemory) -> None:
     ids = [_add(memory, "t", "s", f"x{i}", i) for i in range(5)]
     memory.index.delete("t", "text", ids[:2])
     memory.index.upsert("t", "style", ["seg_stray"], [np.ones(24, np.float32)], [{"session": "s"}])
-    (memory.root / "audio" / "t" / "seg_orphan.flac").write_bytes(b"x")
+    orphan = memory.root / "audio" / "t" / "seg_orphan.flac"
+    orphan.write_bytes(b"x")
+    old = time.time() - IN_FLIGHT_S - 60
+    os.utime(orphan, (old, old))
+    # written just now: maybe an ingest whose row is about to commit, so it is left alone
+    (memory.root / "audio" / "t" / "seg_in_flight.flac").write_bytes(b"y")
     report = memory.verify(repair=False)
     assert report.missing_in_index["text"] == 2 and report.extra_in_index["style"] == 1
     assert report.orphan_audio == 1 and not report.ok
     assert memory.verify(repair=True).repaired
     assert memory.verify(repair=False).ok
+    assert not orphan.exists() and (memory.root / "audio" / "t" / "seg_in_flight.flac").exists()
     assert memory.rebuild() == 5
     assert (
         memory.search("t", "text", memory.get("t", ids[0]).vectors["text"], 1)[0].segment.id
@@ -376,3 +385,35 @@ def test_forget_several_segments_at_once_and_list_newest_first(tmp_path: Path) -
     assert memory.forget("t", segments=[ids[0], ids[2], "seg_unknown"]) == 2
     assert [s.id for s in memory.list("t")] == [ids[1], ids[3]]
     assert memory.forget("t", segments=[]) == 0
+
+
+def test_verify_beside_an_ingest_takes_nothing_of_it(tmp_path: Path) -> None:
+    """A turn's FLAC is written before its row commits and its vectors are indexed after:
+    a verify (with repair) run by another process in either window keeps all of it."""
+    writer = open_fake(tmp_path / "m")
+    checker = open_fake(tmp_path / "m")
+    _add(writer, "t", "s", "first", 1)
+    reports = []
+    write_file = writer.files.write
+    index_segments = writer.index.upsert
+
+    def write_then_verify(*args: object, **kw: object) -> None:
+        write_file(*args, **kw)  # type: ignore[arg-type]
+        reports.append(checker.verify(repair=True))  # the row is not committed yet
+
+    def verify_then_index(*args: object, **kw: object) -> None:
+        if not reports[1:]:
+            reports.append(checker.verify(repair=True))  # committed, not yet indexed
+        index_segments(*args, **kw)  # type: ignore[arg-type]
+
+    writer.files.write = write_then_verify  # type: ignore[method-assign]
+    writer.index.upsert = verify_then_index  # type: ignore[method-assign]
+    seg = _add(writer, "t", "s", "second", 2)
+    assert len(reports) == 2
+    writer.files.write, writer.index.upsert = write_file, index_segments  # type: ignore[method-assign]
+    assert checker.audio("t", seg).duration > 0.5
+    assert checker.verify(repair=False).ok
+    for space in SPACES:
+        assert seg in checker.index.ids("t", space)
+    writer.close()
+    checker.close()

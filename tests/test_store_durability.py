@@ -4,28 +4,15 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
-from tests.conftest import ROOT
-from tests.store_helpers import chroma_server, open_fake, tone, vectors  # noqa: F401 (fixture)
+from tests.store_helpers import chroma_server, open_fake, store_child, tone, vectors  # noqa: F401 (fixture)
 from voxmem.audio import write_wav
 from voxmem.memory import SPACES
-
-
-def _child(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "tests.store_child", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
 
 
 def test_kill_9_during_ingest_loses_nothing_that_returned(tmp_path: Path) -> None:
@@ -42,7 +29,7 @@ def test_kill_9_during_ingest_loses_nothing_that_returned(tmp_path: Path) -> Non
     session_of: dict[str, str] = {}
     kills = 0
     for _ in range(10):
-        proc = _child("ingest", str(store), str(audio), "1000")
+        proc = store_child("ingest", str(store), str(audio), "1000")
         assert proc.stdout is not None
         first = proc.stdout.readline()
         assert first.startswith("READY"), first + (proc.stderr.read() if proc.stderr else "")
@@ -84,7 +71,7 @@ def test_many_writers_and_readers_at_once(tmp_path: Path) -> None:
     memory.add_segment(
         tone(300), tenant="t", session="seed", transcript="seed", vectors=vectors(memory, 1)
     )
-    procs = [_child("add", str(store), "t", "12", str(k + 2)) for k in range(3)]
+    procs = [store_child("add", str(store), "t", "12", str(k + 2)) for k in range(3)]
     errors: list[BaseException] = []
 
     def writer(seed: int) -> None:
@@ -141,7 +128,7 @@ def test_server_mode_is_the_same_code(tmp_path: Path, chroma_server: str) -> Non
     assert {h.segment.id for h in memory.search("srv-a", "text", b.vectors["text"], 5)} == {a.id}
     assert memory.verify(repair=False).ok
     # a second process on the same catalog and server sees and adds
-    proc = _child("add", str(tmp_path / "mem"), "srv-a", "5", "7", chroma_server)
+    proc = store_child("add", str(tmp_path / "mem"), "srv-a", "5", "7", chroma_server)
     _out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     assert memory.stats("srv-a")["segments"] == 6

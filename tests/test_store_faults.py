@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import ROOT
-from tests.store_helpers import ChromaServer, open_fake, tone, vectors
+from tests.store_helpers import ChromaServer, open_fake, store_child, tone, vectors
 from voxmem.memory import SPACES, AudioMemory, StoreError, TenantRequired, UnknownTenant
 from voxmem.memory.catalog import CatalogBusy
 from voxmem.memory.index import IndexUnavailable
@@ -32,17 +32,6 @@ def _add(memory: AudioMemory, tenant: str, session: str, seed: int) -> str:
         transcript=f"turn {seed}",
         vectors=vectors(memory, seed),
     ).id
-
-
-def _child(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "tests.store_child", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
 
 
 def _intact(memory: AudioMemory, tenant: str, ids: set[str]) -> None:
@@ -65,7 +54,7 @@ def test_forget_everything_while_threads_and_a_process_ingest_loses_no_acknowled
     memory = open_fake(store)
     for i in range(4):
         _add(memory, "t", "old", i)
-    proc = _child("addlog", str(store), "t", str(stop_file), "7")
+    proc = store_child("addlog", str(store), "t", str(stop_file), "7")
     assert proc.stdout is not None and proc.stdout.readline().startswith("READY")
     returned: list[tuple[float, str]] = []
     errors: list[BaseException] = []

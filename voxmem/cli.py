@@ -224,6 +224,24 @@ def speakers_split(
 
 
 @app.command()
+def sessions(tenant: str = Tenant, data_dir: Path | None = DataDir) -> None:
+    """List a tenant's sessions: turns, first and last stored."""
+    import datetime as dt
+
+    found = _call(lambda: _memory(data_dir).sessions(tenant))
+    table = Table(title=f"sessions of {tenant}")
+    for col in ("session", "turns", "first", "last"):
+        table.add_column(col)
+    for s in found:
+        first, last = (
+            dt.datetime.fromtimestamp(t).isoformat(sep=" ", timespec="seconds")
+            for t in (s.first, s.last)
+        )
+        table.add_row(s.session, str(s.turns), first, last)
+    console.print(table)
+
+
+@app.command()
 def forget(
     tenant: str = Tenant,
     speaker: str | None = typer.Option(None, help="Every turn of this speaker (id or name)."),
@@ -257,9 +275,28 @@ def stats(
 
 @app.command()
 def rebuild(
-    tenant: str | None = typer.Option(None, "--tenant", "-t"), data_dir: Path | None = DataDir
+    tenant: str | None = typer.Option(None, "--tenant", "-t"),
+    fresh: bool = typer.Option(
+        False,
+        "--fresh",
+        help="Erase the embedded index first (when it is damaged and cannot be opened).",
+    ),
+    data_dir: Path | None = DataDir,
 ) -> None:
     """Recreate the vector index from the catalog."""
+    if fresh:
+        from voxmem.memory.index import erase_embedded
+
+        settings = _call(Settings)
+        if settings.chroma.url:
+            _fail(ValueError("--fresh erases an embedded index; a Chroma server keeps its own"))
+        root = data_dir or settings.data_dir
+        path = (
+            settings.chroma.path if data_dir is None and settings.chroma.path else root / "chroma"
+        )
+        if not (root / "catalog.sqlite3").exists():
+            _fail(FileNotFoundError(f"no memory at {root}: nothing to rebuild the index from"))
+        _call(lambda: erase_embedded(path))
     with console.status("rebuilding the index"):
         n = _call(lambda: _memory(data_dir).rebuild(tenant))
     console.print(f"indexed {n} segment(s)")

@@ -30,6 +30,13 @@ class Transcript:
     words: list[Word] = field(default_factory=list)
 
 
+#: whisper frames (10 ms) added after a short clip, and the fewest the encoder sees:
+#: shorter windows made whisper repeat itself on some clips
+MARGIN_FRAMES, MIN_FRAMES, MAX_FRAMES = 100, 500, 3000
+#: token cap of the short decode: generous for speech, hit only by a runaway decode
+TOKENS_PER_SECOND, EXTRA_TOKENS = 8, 16
+
+
 class WhisperTranscriber:
     """faster-whisper, int8 on CPU, greedy decoding, Silero-VAD-filtered."""
 
@@ -60,6 +67,8 @@ class WhisperTranscriber:
 
     #: ``transcribe`` takes ``hotwords``: words to favour (the names of known speakers)
     supports_hotwords = True
+    #: ``clip_text`` is a quick decode of a short clip (no word times)
+    supports_clip_text = True
 
     def transcribe(self, audio: Audio, hotwords: str | None = None) -> Transcript:
         """Text, language and word times. ``hotwords`` biases decoding towards words the
@@ -87,3 +96,44 @@ class WhisperTranscriber:
                 for w in (seg.words or [])
             ]
         return Transcript(" ".join(t for t in texts if t), info.language, words)
+
+    def clip_text(self, audio: Audio) -> str:
+        """The words of a short clip (a reference, up to 30 s), quickly: whisper's encoder
+        run on the clip's own length (plus a margin, at least 5 s) rather than a 30 s
+        window, greedy, without timestamps, in the configured language. A decode that
+        runs away (hits its length cap) falls back to ``transcribe``."""
+        samples = np.ascontiguousarray(audio.samples, dtype=np.float32)
+        text = self._short_decode(samples)
+        return self.transcribe(audio).text if text is None else text
+
+    def _short_decode(self, samples: np.ndarray) -> str | None:
+        import ctranslate2
+        from faster_whisper.tokenizer import Tokenizer
+
+        model = self._model
+        feats = model.feature_extractor(samples)
+        frames = min(MAX_FRAMES, max(feats.shape[1] + MARGIN_FRAMES, MIN_FRAMES))
+        feats = np.pad(feats, ((0, 0), (0, max(0, frames - feats.shape[1]))))[:, :frames]
+        encoded = model.model.encode(
+            ctranslate2.StorageView.from_array(np.ascontiguousarray(feats[None], np.float32))
+        )
+        language = self.language
+        if language is None and model.model.is_multilingual:
+            language = model.model.detect_language(encoded)[0][0][0].strip("<|>")
+        tokenizer = Tokenizer(
+            model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=language
+        )
+        cap = int(TOKENS_PER_SECOND * len(samples) / TARGET_RATE) + EXTRA_TOKENS
+        prompt = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+        result = model.model.generate(
+            encoded,
+            [prompt],
+            beam_size=1,
+            max_length=cap,
+            suppress_blank=True,
+            suppress_tokens=[-1],
+        )[0]
+        tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
+        if len(tokens) >= cap - len(prompt) - 1:
+            return None
+        return str(tokenizer.decode(tokens)).strip()

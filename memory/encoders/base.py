@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -64,6 +64,41 @@ class AudioEncoder(ABC):
 
     def embed_one(self, segment: Audio) -> np.ndarray:
         return self.embed([segment])[0]
+
+
+class ScoredLabel(Protocol):
+    label: str
+    score: float
+
+
+class LabellingEncoder(AudioEncoder):
+    """An audio encoder that also names what it hears (style labels, sound events), each
+    with a score in [0, 1], best first. Callers check the type, never probe methods."""
+
+    @abstractmethod
+    def labels(self, audio: Audio) -> Sequence[ScoredLabel]: ...
+
+
+class RelativeStyleEncoder(LabellingEncoder):
+    """A style encoder that can also judge a clip against a speaker's own habits: its raw
+    features (what a speaker baseline averages), and vectors and label scores either
+    absolute or relative to a baseline (that speaker's mean raw features)."""
+
+    @abstractmethod
+    def features(self, segments: Sequence[Audio]) -> np.ndarray: ...
+
+    @abstractmethod
+    def vectors(self, feats: np.ndarray, baseline: np.ndarray | None = None) -> np.ndarray: ...
+
+    @abstractmethod
+    def label_scores(
+        self, feats: np.ndarray, baseline: np.ndarray | None = None
+    ) -> dict[str, np.ndarray]: ...
+
+    @abstractmethod
+    def labels_for(
+        self, feats: np.ndarray, baseline: np.ndarray | None = None
+    ) -> Sequence[ScoredLabel]: ...
 
 
 class TextEncoder(ABC):

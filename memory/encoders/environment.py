@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from voxmem.audio import Audio
-from voxmem.memory.encoders.base import AudioEncoder, l2_normalize, shared_model
+from voxmem.memory.encoders.base import LabellingEncoder, l2_normalize, shared_model
 from voxmem.memory.encoders.windows import infer
 from voxmem.models import ResolvedModel
 
@@ -86,7 +86,7 @@ class EnvironmentCalibration:
         return cls(np.array(data["mean"], np.float32), np.array(data["std"], np.float32))
 
 
-class YamnetEnvironmentEncoder(AudioEncoder):
+class YamnetEnvironmentEncoder(LabellingEncoder):
     """Background vectors (non-voice logits, speech-weighted) and sound-event labels."""
 
     name = "yamnet"
@@ -171,6 +171,10 @@ class YamnetEnvironmentEncoder(AudioEncoder):
             spectral = l2_normalize(z[None])[0] * SPECTRAL_WEIGHT
             rows.append(np.concatenate([events, spectral]))
         return l2_normalize(np.stack(rows))
+
+    def labels(self, audio: Audio) -> list[SoundEvent]:
+        """The sound events the memory stores with a turn (voices left out)."""
+        return self.events(audio)
 
     def events(self, audio: Audio, top: int = 5, include_voice: bool = False) -> list[SoundEvent]:
         """The most likely sound events in the clip (max over patches of the sigmoid)."""

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from voxmem.audio import Audio
-from voxmem.memory.encoders.base import AudioEncoder, l2_normalize, shared_model
+from voxmem.memory.encoders.base import RelativeStyleEncoder, l2_normalize, shared_model
 
 #: Prosodic styles, each with what it means. Shared with the synthetic voices.
 STYLE_VOCABULARY: dict[str, str] = {
@@ -109,7 +109,7 @@ def egemaps_features(segments: Sequence[Audio]) -> np.ndarray:
     return np.nan_to_num(np.asarray(rows, dtype=np.float64))
 
 
-class EgemapsStyleEncoder(AudioEncoder):
+class EgemapsStyleEncoder(RelativeStyleEncoder):
     """Standardised eGeMAPS functionals; style labels by prototype and vocal events."""
 
     name = "egemaps"
