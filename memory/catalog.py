@@ -1,4 +1,5 @@
-"""The catalog: the memory's source of truth, in SQLite (WAL mode).
+"""The catalog: the memory's source of truth, in SQLite (WAL mode); the same statements
+run on PostgreSQL (``voxmem.memory.catalog_pg``).
 
 Every segment row, its vectors, speakers, recordings and forget jobs live here;
 the index is a rebuildable copy of the vectors. This module holds every SQL
@@ -141,132 +142,23 @@ MIGRATIONS: dict[int, list[str]] = {
 CHUNK = 500
 
 
-class SQLiteCatalog:
-    """A SQLite catalog shared by threads (one connection each) and processes."""
+class SqlCatalog:
+    """The catalog's reads, in SQL both SQLite and PostgreSQL run (PostgreSQL's connection
+    translates the placeholders). Subclasses give connections, transactions, the schema
+    and the few statements that differ."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        if path.parent.exists() and not path.parent.is_dir():
-            raise NotADirectoryError(f"{path.parent} is a file; give a folder for the memory")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        self._open: list[sqlite3.Connection] = []
-        self._open_lock = threading.Lock()
-        self._closed = False
-        self._migrate()
+    #: LIMIT's "no limit" in this dialect
+    NO_LIMIT = "-1"
+    #: whether the catalog also holds the audio bytes (``put_audio`` and friends)
+    stores_audio = False
 
-    # -- connections ---------------------------------------------------------------
+    def read(self) -> Any:
+        raise NotImplementedError
 
-    def connection(self) -> sqlite3.Connection:
-        if self._closed:
-            raise MemoryClosed(f"the memory at {self.path.parent} is closed; open it again")
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(
-                self.path,
-                timeout=BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-            conn.row_factory = sqlite3.Row
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA secure_delete = ON")
-            with self._open_lock:
-                self._open.append(conn)
-            self._local.conn = conn
-        return conn
-
-    @contextmanager
-    def write(self) -> Iterator[SQLiteWrite]:
-        """A transaction holding the write lock from its first statement."""
-        conn = self.connection()
-        for attempt in range(50):
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                break
-            except sqlite3.OperationalError as exc:  # busy beyond the timeout: wait more
-                if "locked" not in str(exc) and "busy" not in str(exc):
-                    raise
-                time.sleep(min(1.0, 0.05 * (attempt + 1)))
-        else:
-            conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield SQLiteWrite(conn)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-
-    def read(self) -> sqlite3.Connection:
-        return self.connection()
-
-    def scrub(self, timeout: float = 5.0) -> None:
-        """Fold the WAL back into the database and truncate it (after deletes); raises
-        CatalogBusy when readers keep it from finishing within ``timeout`` seconds."""
-        conn = self.connection()
-        deadline = time.monotonic() + timeout
-        while True:
-            # the checkpoint waits on readers through the busy handler: keep each try short
-            conn.execute("PRAGMA busy_timeout = 100")
-            try:
-                busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-            finally:
-                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            if not busy:
-                return
-            if time.monotonic() >= deadline:
-                raise CatalogBusy(
-                    f"the catalog {self.path} stayed busy with readers for {timeout:.0f} s, so "
-                    "deleted rows may linger in its write-ahead log; run `voxmem verify` "
-                    "when fewer processes use the memory"
-                )
-            time.sleep(0.05)
-
-    def close(self) -> None:
-        """Close every thread's connection; later calls raise MemoryClosed."""
-        self._closed = True
-        with self._open_lock:
-            conns, self._open = self._open, []
-        for conn in conns:
-            conn.close()
-        self._local = threading.local()
-
-    def version(self) -> tuple[int, int]:
-        """Moves whenever anything was committed, by this connection or another."""
-        conn = self.connection()
-        return (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
-
-    # -- schema --------------------------------------------------------------------
-
-    def _migrate(self) -> None:
-        conn = self.connection()
-        try:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-        except sqlite3.DatabaseError as exc:
-            raise SchemaTooNew(
-                f"{self.path} is not a readable voxmem catalog ({exc}); restore it from a "
-                "backup, or move it away to start an empty memory"
-            ) from exc
-        if version > SCHEMA_VERSION:
-            raise SchemaTooNew(
-                f"{self.path} was written by a newer voxmem (schema {version}, this one "
-                f"understands up to {SCHEMA_VERSION}); upgrade voxmem to open it. Nothing "
-                "was changed."
-            )
-        if version == SCHEMA_VERSION:
-            return
-        with self.write() as tx:
-            version = tx.execute("PRAGMA user_version").fetchone()[0]
-            for v in range(version + 1, SCHEMA_VERSION + 1):
-                for statement in MIGRATIONS[v]:
-                    tx.execute(statement)
-                tx.execute(f"PRAGMA user_version = {v}")
-
-    @property
-    def schema_version(self) -> int:
-        return int(self.read().execute("PRAGMA user_version").fetchone()[0])
+    def child_env(self) -> dict[str, str]:
+        """Environment a child process needs to open this same catalog with
+        :func:`open_catalog` (beside the data folder it is given)."""
+        return {}
 
     # -- reads -----------------------------------------------------------------------
 
@@ -301,31 +193,16 @@ class SQLiteCatalog:
         order = (
             "created_at DESC, rowid DESC" if newest_first else "created_at, recording_id, start_s"
         )
+        page = (limit, offset) if limit >= 0 else (offset,)
         rows = conn.execute(
             f"SELECT * FROM segments WHERE tenant = ? AND state = 'live' AND {cond} "
-            f"ORDER BY {order} LIMIT ? OFFSET ?",
-            (tenant, *args, limit, offset),
+            f"ORDER BY {order} LIMIT {'?' if limit >= 0 else self.NO_LIMIT} OFFSET ?",
+            (tenant, *args, *page),
         ).fetchall()
         out = [_row_to_segment(r) for r in rows]
         if vectors and out:
             _attach_vectors(conn, out)
         return out
-
-    def with_labels(
-        self, tenant: str, kind: str, labels: Sequence[str], limit: int
-    ) -> list[Segment]:
-        column = {"style": "style_labels", "environment": "environment_labels"}[kind]
-        if not labels:
-            return []
-        parts = [f"COALESCE(json_extract({column}, ?), 0)" for _ in labels]
-        score = parts[0] if len(parts) == 1 else f"max({', '.join(parts)})"
-        paths = tuple("$." + json.dumps(label) for label in labels)
-        rows = self.read().execute(
-            f"SELECT * FROM segments WHERE tenant = ? AND state = 'live' AND {score} > 0 "
-            f"ORDER BY {score} DESC LIMIT ?",
-            (tenant, *paths, *paths, limit),
-        )
-        return [_row_to_segment(r) for r in rows]
 
     def sessions(self, tenant: str) -> list[tuple[str, float, float, int]]:
         rows = self.read().execute(
@@ -435,11 +312,161 @@ class SQLiteCatalog:
         return out
 
 
-class SQLiteWrite:
+class SQLiteCatalog(SqlCatalog):
+    """A SQLite catalog shared by threads (one connection each) and processes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        if path.parent.exists() and not path.parent.is_dir():
+            raise NotADirectoryError(f"{path.parent} is a file; give a folder for the memory")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._open: list[sqlite3.Connection] = []
+        self._open_lock = threading.Lock()
+        self._closed = False
+        self._migrate()
+
+    # -- connections ---------------------------------------------------------------
+
+    def connection(self) -> sqlite3.Connection:
+        if self._closed:
+            raise MemoryClosed(f"the memory at {self.path.parent} is closed; open it again")
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(
+                self.path,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA secure_delete = ON")
+            with self._open_lock:
+                self._open.append(conn)
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def write(self) -> Iterator[SqlWrite]:
+        """A transaction holding the write lock from its first statement."""
+        conn = self.connection()
+        for attempt in range(50):
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                break
+            except sqlite3.OperationalError as exc:  # busy beyond the timeout: wait more
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                time.sleep(min(1.0, 0.05 * (attempt + 1)))
+        else:
+            conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield SqlWrite(conn)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def read(self) -> sqlite3.Connection:
+        return self.connection()
+
+    def scrub(self, timeout: float = 5.0) -> None:
+        """Fold the WAL back into the database and truncate it (after deletes); raises
+        CatalogBusy when readers keep it from finishing within ``timeout`` seconds."""
+        conn = self.connection()
+        deadline = time.monotonic() + timeout
+        while True:
+            # the checkpoint waits on readers through the busy handler: keep each try short
+            conn.execute("PRAGMA busy_timeout = 100")
+            try:
+                busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if not busy:
+                return
+            if time.monotonic() >= deadline:
+                raise CatalogBusy(
+                    f"the catalog {self.path} stayed busy with readers for {timeout:.0f} s, so "
+                    "deleted rows may linger in its write-ahead log; run `voxmem verify` "
+                    "when fewer processes use the memory"
+                )
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        """Close every thread's connection; later calls raise MemoryClosed."""
+        self._closed = True
+        with self._open_lock:
+            conns, self._open = self._open, []
+        for conn in conns:
+            conn.close()
+        self._local = threading.local()
+
+    def version(self) -> tuple[int, int]:
+        """Moves whenever anything was committed, by this connection or another."""
+        conn = self.connection()
+        return (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+
+    # -- schema --------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        conn = self.connection()
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise SchemaTooNew(
+                f"{self.path} is not a readable voxmem catalog ({exc}); restore it from a "
+                "backup, or move it away to start an empty memory"
+            ) from exc
+        if version > SCHEMA_VERSION:
+            raise SchemaTooNew(
+                f"{self.path} was written by a newer voxmem (schema {version}, this one "
+                f"understands up to {SCHEMA_VERSION}); upgrade voxmem to open it. Nothing "
+                "was changed."
+            )
+        if version == SCHEMA_VERSION:
+            return
+        with self.write() as tx:
+            version = tx.execute("PRAGMA user_version").fetchone()[0]
+            for v in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in MIGRATIONS[v]:
+                    tx.execute(statement)
+                tx.execute(f"PRAGMA user_version = {v}")
+
+    @property
+    def schema_version(self) -> int:
+        return int(self.read().execute("PRAGMA user_version").fetchone()[0])
+
+    def size(self) -> int:
+        """Bytes of the catalog's files (the database, its WAL and shared memory)."""
+        return sum(
+            p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file()
+        )
+
+    def with_labels(
+        self, tenant: str, kind: str, labels: Sequence[str], limit: int
+    ) -> list[Segment]:
+        column = {"style": "style_labels", "environment": "environment_labels"}[kind]
+        if not labels:
+            return []
+        parts = [f"COALESCE(json_extract({column}, ?), 0)" for _ in labels]
+        score = parts[0] if len(parts) == 1 else f"max({', '.join(parts)})"
+        paths = tuple("$." + json.dumps(label) for label in labels)
+        rows = self.read().execute(
+            f"SELECT * FROM segments WHERE tenant = ? AND state = 'live' AND {score} > 0 "
+            f"ORDER BY {score} DESC LIMIT ?",
+            (tenant, *paths, *paths, limit),
+        )
+        return [_row_to_segment(r) for r in rows]
+
+
+class SqlWrite:
     """One write transaction. Raw SQL still works (``tx.execute``) for the tables other
     modules own (the LangGraph adapter's items)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Any) -> None:
         self.conn = conn
 
     def __getattr__(self, name: str) -> Any:
@@ -767,3 +794,37 @@ def _forget_jobs(conn: sqlite3.Connection, job_id: str | None) -> list[ForgetJob
             )
         )
     return out
+
+
+#: the name this class had when SQLite was the only catalog
+SQLiteWrite = SqlWrite
+
+
+def open_catalog(settings: Any, root: Path) -> Any:
+    """The catalog the settings choose: SQLite in ``root`` (the default), or PostgreSQL
+    at ``settings.catalog.url``."""
+    if settings.catalog.url is None:
+        return SQLiteCatalog(root / "catalog.sqlite3")
+    from voxmem.memory.catalog_pg import PostgresCatalog
+
+    return PostgresCatalog(
+        settings.catalog.url.get_secret_value(),
+        audio_in_database=settings.catalog.audio == "database",
+    )
+
+
+def open_audio(settings: Any, catalog: Any, root: Path) -> Any:
+    """Where the turns' audio lives: in the catalog when it holds audio, else FLAC files
+    in the data folder, or in ``settings.catalog.audio_dir`` when that is set (a folder
+    every process of a PostgreSQL catalog shares)."""
+    from voxmem.memory.audio_files import AudioFiles, DatabaseAudio
+
+    if getattr(catalog, "stores_audio", False):
+        return DatabaseAudio(catalog)
+    folder = settings.catalog.audio_dir
+    if settings.catalog.url is not None and folder is None:
+        raise ValueError(
+            "VOXMEM_CATALOG__AUDIO=folder needs VOXMEM_CATALOG__AUDIO_DIR, a folder every "
+            "voxmem process of this catalog shares"
+        )
+    return AudioFiles(root, folder)

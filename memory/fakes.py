@@ -37,6 +37,7 @@ class _State:
         self.items: dict[tuple[str, str], tuple[bytes, str, float]] = {}
         self.jobs: dict[str, ForgetJob] = {}
         self.unindexed: dict[str, str] = {}
+        self.audio: dict[str, tuple[str, bytes, float]] = {}
 
 
 def _copy_segment(seg: Segment, vectors: bool) -> Segment:
@@ -127,6 +128,14 @@ class MemoryCatalogWrite(_Reads):
             self._s.segments.pop(i, None)
             self._s.hidden.discard(i)
             self._s.unindexed.pop(i, None)
+            self._s.audio.pop(i, None)
+
+    def put_audio(self, tenant: str, segment_id: str, data: bytes, now: float) -> None:
+        self._s.audio[segment_id] = (tenant, bytes(data), now)
+
+    def delete_audio(self, segment_ids: Sequence[str]) -> None:
+        for i in segment_ids:
+            self._s.audio.pop(i, None)
 
     def drop_empty_recordings(self, tenant: str) -> None:
         used = {s.recording_id for s in self._s.segments.values()}
@@ -210,11 +219,13 @@ class MemoryCatalog(_Reads):
     """The catalog in a process's memory: one lock, copies in and out, and a write
     transaction that is undone on error."""
 
-    def __init__(self) -> None:
+    def __init__(self, audio: bool = False) -> None:
         self._s = _State()
         self._lock = threading.RLock()
         self._version = 0
         self._closed = False
+        #: whether it holds the audio bytes too, as the PostgreSQL catalog can
+        self.stores_audio = audio
 
     @contextmanager
     def write(self) -> Iterator[MemoryCatalogWrite]:
@@ -360,6 +371,23 @@ class MemoryCatalog(_Reads):
 
     def version(self) -> int:
         return self._version
+
+    def size(self) -> int:
+        return 0  # nothing on disk
+
+    def audio(self, tenant: str, segment_id: str) -> bytes | None:
+        self._check_open()
+        with self._lock:
+            found = self._s.audio.get(segment_id)
+            return found[1] if found and found[0] == tenant else None
+
+    def audio_keys(self) -> dict[tuple[str, str], float]:
+        with self._lock:
+            return {(t, i): when for i, (t, _, when) in self._s.audio.items()}
+
+    def audio_size(self, tenant: str | None) -> int:
+        with self._lock:
+            return sum(len(d) for t, d, _ in self._s.audio.values() if tenant in (None, t))
 
     def scrub(self, timeout: float = 5.0) -> None:
         self._check_open()  # nothing lingers in a process's dictionaries

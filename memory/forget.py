@@ -33,7 +33,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from voxmem.memory.audio_files import AudioFiles
+from voxmem.memory.audio_files import AudioStore
 from voxmem.memory.entries import ALL_SPACES
 from voxmem.memory.protocols import CatalogBackend, CatalogWrite, ForgetJob, IndexBackend
 from voxmem.memory.records import (
@@ -89,7 +89,7 @@ class Forgetting:
         self,
         catalog: CatalogBackend,
         index: IndexBackend,
-        files: AudioFiles,
+        files: AudioStore,
         rebuild_clean: Callable[[Sequence[str]], None],
     ) -> None:
         self.catalog = catalog

@@ -8,6 +8,7 @@ and turns stored while the index was failing are indexed here.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from voxmem.memory.audio_files import AudioFiles, erase_file
+from voxmem.memory.audio_files import AudioStore
 from voxmem.memory.entries import ALL_SPACES, SOURCES, SegmentEntries
 from voxmem.memory.protocols import CatalogBackend, IndexBackend
 from voxmem.memory.records import StoreError
@@ -23,13 +24,6 @@ from voxmem.memory.records import StoreError
 #: an unreferenced audio file younger than this may be an ingest's whose catalog row is
 #: not committed yet (the file is written first), so verify leaves it for a later run
 IN_FLIGHT_S = 600.0
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except FileNotFoundError:
-        return float("inf")  # gone meanwhile: nothing to erase
 
 
 @dataclass
@@ -56,7 +50,7 @@ class VerifyReport:
 
 class Maintenance:
     def __init__(
-        self, catalog: CatalogBackend, index: IndexBackend, files: AudioFiles, root: Path
+        self, catalog: CatalogBackend, index: IndexBackend, files: AudioStore, root: Path
     ) -> None:
         self.catalog = catalog
         self.index = index
@@ -110,6 +104,10 @@ class Maintenance:
             text=True,
             check=False,
             timeout=3600,
+            env={
+                **{k: v for k, v in os.environ.items() if not k.startswith("VOXMEM_CATALOG__")},
+                **self.catalog.child_env(),
+            },
         )
         if proc.returncode != 0:
             raise StoreError(
@@ -136,7 +134,7 @@ class Maintenance:
         # before its catalog row commits, and its index entries after. So the files and the
         # index are listed before the catalog is read: whatever they held that is not in
         # the catalog read after them is a leftover, never a turn still being stored.
-        files = self.files.all()
+        stored = self.files.stored()
         tenants = set(self.catalog.live_ids()) | self.index.tenants()
         for tenant in sorted(tenants):
             for source in SOURCES:
@@ -159,15 +157,17 @@ class Maintenance:
                     if repair and missing:
                         source.put(self.catalog, self.index, tenant, missing)
         live = self.catalog.live_ids()
-        expected = {self.files.path(t, i) for t, ids in live.items() for i in ids}
-        report.missing_audio = sorted(p.stem for p in expected - self.files.all())
-        # a file written moments ago may belong to an ingest whose row is not committed yet
+        expected = {(t, i) for t, ids in live.items() for i in ids}
+        report.missing_audio = sorted(i for _, i in expected - set(self.files.stored()))
+        # a clip written moments ago may belong to an ingest whose row is not committed yet
         cutoff = time.time() - IN_FLIGHT_S
-        orphans = {p for p in files - expected if _mtime(p) < cutoff}
+        orphans = {
+            key for key, written in stored.items() if key not in expected and written < cutoff
+        }
         report.orphan_audio = len(orphans)
         if repair:
-            for p in orphans:
-                erase_file(p)
+            for tenant, segment_id in sorted(orphans):
+                self.files.erase(tenant, segment_id)
             self.files.remove_temporaries(older_than=cutoff)
         report.repaired = repair
         return report

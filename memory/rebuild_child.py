@@ -13,17 +13,20 @@ import sys
 from pathlib import Path
 
 from voxmem.memory.audio_files import AudioFiles
-from voxmem.memory.catalog import SQLiteCatalog
+from voxmem.memory.catalog import open_catalog
 from voxmem.memory.index import ChromaIndex
 from voxmem.memory.maintenance import Maintenance
-from voxmem.settings import ChromaSettings
+from voxmem.settings import ChromaSettings, Settings
 
 
 def main(argv: list[str]) -> int:
     data_dir, chroma_path, *tenants = argv
     root = Path(data_dir)
-    catalog = SQLiteCatalog(root / "catalog.sqlite3")
+    # the catalog the parent uses: SQLite in the data folder, or what its environment names
+    settings = Settings(data_dir=root)
+    catalog = open_catalog(settings, root)
     index = ChromaIndex(ChromaSettings(path=Path(chroma_path)), Path(chroma_path))
+    # a rebuild reads vectors from the catalog only, never the audio
     Maintenance(catalog, index, AudioFiles(root), root).rebuild(tenants, purge=True)
     catalog.close()
     index.close()

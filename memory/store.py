@@ -40,8 +40,8 @@ import numpy as np
 
 from voxmem.audio import Audio, AudioSource, load_audio
 from voxmem.memory import speakers as speaker_ops
-from voxmem.memory.audio_files import AudioFiles, dir_size
-from voxmem.memory.catalog import SQLiteCatalog
+from voxmem.memory.audio_files import dir_size
+from voxmem.memory.catalog import open_audio, open_catalog
 from voxmem.memory.entries import ITEM_SPACE, index_segments, update_segment_metadata
 from voxmem.memory.forget import Forgetting, selector_key
 from voxmem.memory.index import ChromaIndex
@@ -121,9 +121,9 @@ class AudioMemory:
                 f"the data folder {self.root} is a file; give a folder for the memory"
             )
         self.root.mkdir(parents=True, exist_ok=True)
-        self.catalog: Any = catalog or SQLiteCatalog(self.root / "catalog.sqlite3")
+        self.catalog: Any = catalog or open_catalog(settings, self.root)
         self.index: Any = index or ChromaIndex(settings.chroma, self.root / "chroma")
-        self.files = AudioFiles(self.root)
+        self.files = open_audio(settings, self.catalog, self.root)
         self.maintenance = Maintenance(self.catalog, self.index, self.files, self.root)
         self.forgetting = Forgetting(
             self.catalog, self.index, self.files, self.maintenance.rebuild_clean
@@ -703,7 +703,7 @@ class AudioMemory:
             "recordings": counts["recordings"],
             "speakers": counts["speakers"],
             "audio_bytes": self.files.size(tenant),
-            "catalog_bytes": dir_size(self.root, "catalog.sqlite3*"),
+            "catalog_bytes": self.catalog.size(),
             "index_mode": self.index.mode,
         }
         if self.index.mode == "embedded":

@@ -114,3 +114,16 @@ def _wait(port: int, timeout: float = 30.0) -> None:
         except OSError:
             time.sleep(0.2)
     raise RuntimeError(f"PostgreSQL did not listen on port {port} within {timeout:.0f} s")
+
+
+def fresh_database(server: PgServer, name: str | None = None) -> str:
+    """A new, empty database on ``server`` (dropped first if it exists); its URL."""
+    import uuid
+
+    import psycopg
+
+    name = name or f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server.url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return server.url.rsplit("/", 1)[0] + "/" + name

@@ -38,8 +38,28 @@ def tone(freq: float, seconds: float = 1.5, amp: float = 0.3) -> Audio:
     return Audio((amp * np.sin(2 * np.pi * freq * t)).astype(np.float32))
 
 
-def open_fake(path: Path, url: str | None = None, text: str = "") -> AudioMemory:
-    settings = Settings(data_dir=path, cache_dir=path / "cache", chroma={"url": url} if url else {})
+def open_fake(
+    path: Path,
+    url: str | None = None,
+    text: str = "",
+    catalog: str | None = None,
+    audio_dir: Path | None = None,
+) -> AudioMemory:
+    """A memory with the fake encoders: in ``path``, its index on the Chroma server at
+    ``url`` when given, its catalog in the PostgreSQL database ``catalog`` when given
+    (audio in the database, or in ``audio_dir``)."""
+    settings = Settings(
+        data_dir=path,
+        cache_dir=path / "cache",
+        chroma={"url": url} if url else {},
+        catalog={
+            "url": catalog,
+            "audio": "folder" if audio_dir else "database",
+            "audio_dir": audio_dir,
+        }
+        if catalog
+        else {},
+    )
     return AudioMemory(settings, perception=fake_perception(text))
 
 

@@ -1,4 +1,5 @@
-"""One contract, every catalog: the same tests on SQLite and on the in-memory fake.
+"""One contract, every catalog: the same tests on SQLite, on PostgreSQL (a real server,
+started on loopback) and on the in-memory fake.
 
 A new catalog back end is one more ``param`` of the ``catalog`` fixture."""
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.pg_server import fresh_database
 from voxmem.memory.catalog import SQLiteCatalog
 from voxmem.memory.fakes import MemoryCatalog
 from voxmem.memory.protocols import CatalogBackend, ForgetJob, SegmentFilter
@@ -27,13 +29,17 @@ from voxmem.memory.records import (
 DIMS = {"text": 8, "speaker": 4}
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+@pytest.fixture(params=["sqlite", "postgresql", "memory"])
 def catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[CatalogBackend]:
-    made: CatalogBackend = (
-        SQLiteCatalog(tmp_path / "catalog.sqlite3")
-        if request.param == "sqlite"
-        else MemoryCatalog()
-    )
+    made: CatalogBackend
+    if request.param == "sqlite":
+        made = SQLiteCatalog(tmp_path / "catalog.sqlite3")
+    elif request.param == "postgresql":
+        from voxmem.memory.catalog_pg import PostgresCatalog
+
+        made = PostgresCatalog(fresh_database(request.getfixturevalue("pg")))
+    else:
+        made = MemoryCatalog()
     yield made
     made.close()
 

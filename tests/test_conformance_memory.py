@@ -1,4 +1,6 @@
-"""The memory on every back-end pair: SQLite + embedded Chroma, and the in-memory fakes.
+"""The memory on every back-end pair: SQLite or PostgreSQL (audio in the database or in a
+shared folder) with embedded Chroma, and the in-memory fakes (with and without audio in
+the catalog).
 
 The same calls, the same answers; the fake pair also makes the index fail on demand,
 so the forget job and the pending-index path are checked in milliseconds, and on the
@@ -12,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.pg_server import fresh_database
 from tests.store_helpers import open_fake, tone, vectors
 from voxmem.memory import SPACES, AudioMemory
 from voxmem.memory.encoders.fake import fake_perception
@@ -21,15 +24,27 @@ from voxmem.memory.records import ForgetPending, IndexPending, IndexUnavailable
 from voxmem.settings import Settings
 
 
-@pytest.fixture(params=["sqlite+chroma", "fakes"])
+@pytest.fixture(
+    params=[
+        "sqlite+chroma",
+        "postgresql+chroma",
+        "postgresql(folder)+chroma",
+        "fakes",
+        "fakes(audio)",
+    ]
+)
 def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AudioMemory]:
-    if request.param == "fakes":
+    if request.param.startswith("fakes"):
         made = AudioMemory(
             Settings(data_dir=tmp_path / "mem", cache_dir=tmp_path / "cache"),
             perception=fake_perception(),
-            catalog=MemoryCatalog(),
+            catalog=MemoryCatalog(audio=request.param == "fakes(audio)"),
             index=MemoryIndex(),
         )
+    elif request.param.startswith("postgresql"):
+        url = fresh_database(request.getfixturevalue("pg"))
+        shared = tmp_path / "shared-audio" if "folder" in request.param else None
+        made = open_fake(tmp_path / "mem", catalog=url, audio_dir=shared)
     else:
         made = open_fake(tmp_path / "mem")
     yield made

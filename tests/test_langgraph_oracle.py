@@ -24,6 +24,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import Item, SearchItem
 from langgraph.store.memory import InMemoryStore
 
+from tests.pg_server import fresh_database
 from tests.store_helpers import open_fake
 from voxmem.memory import AudioMemory
 from voxmem.memory.langgraph_store import SEGMENTS, VoxmemStore
@@ -74,9 +75,11 @@ class SharedEmbeddings(Embeddings):
         return self.text.queries([text])[0].tolist()
 
 
-@pytest.fixture(scope="module")
-def memory(tmp_path_factory: pytest.TempPathFactory) -> AudioMemory:
-    return open_fake(tmp_path_factory.mktemp("oracle") / "mem")
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def memory(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AudioMemory:
+    """The adapter on each catalog: its items are raw SQL that both must answer alike."""
+    catalog = fresh_database(request.getfixturevalue("pg")) if request.param != "sqlite" else None
+    return open_fake(tmp_path_factory.mktemp("oracle") / "mem", catalog=catalog)
 
 
 class Mirror:

@@ -1,14 +1,17 @@
-"""Scale-out on PostgreSQL: the agent's dialogue checkpoints in the catalog's
-database (any voxmem process resumes any session), erased there by a forget."""
+"""Scale-out on PostgreSQL: the catalog and the audio in a real server (erased from its
+table files by a forget), the agent's dialogue checkpoints in the same database (any
+voxmem process resumes any session)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from tests.agent_helpers import HummingSynthesizer, fake_memory, said
-from tests.pg_server import PgServer
+from tests.pg_server import PgServer, fresh_database
+from tests.store_helpers import marker, open_fake, scan, tone, vectors
 from voxmem.agent import VoiceAgent
 
 DANA = 1
@@ -21,15 +24,8 @@ def _agent(root: Path, url: str) -> tuple[VoiceAgent, object]:
     return VoiceAgent(memory, settings=settings, synthesizer_=HummingSynthesizer()), asr
 
 
-def _fresh_database(pg: PgServer, name: str) -> str:
-    with psycopg.connect(pg.url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return pg.url.rsplit("/", 1)[0] + "/" + name
-
-
 async def test_checkpoints_in_postgres_resume_and_forget(tmp_path: Path, pg: PgServer) -> None:
-    url = _fresh_database(pg, "agent_checkpoints")
+    url = fresh_database(pg, "agent_checkpoints")
     secret = "My locker code is 4471 banana."
     agent, asr = _agent(tmp_path / "a", url)
     async with agent:
@@ -67,3 +63,51 @@ async def test_checkpoints_in_postgres_resume_and_forget(tmp_path: Path, pg: PgS
         f for f in (pg.data / "base").rglob("*") if f.is_file() and b"4471 banana" in f.read_bytes()
     ]
     assert leftovers == []
+
+
+def _checkpoint(url: str) -> None:
+    """Write the server's dirty pages to its files, so that a scan sees what is stored."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+
+
+@pytest.mark.parametrize("selector", ["segment", "everything"])
+def test_forget_erases_the_bytes_from_the_postgresql_tables(
+    tmp_path: Path, pg: PgServer, selector: str
+) -> None:
+    """Rows, vectors and the FLAC bytes of a forgotten turn leave the cluster's table
+    files (``base/``); the write-ahead log keeps them until it is recycled (README)."""
+    url = fresh_database(pg)
+    memory = open_fake(tmp_path / "mem", catalog=url)
+    keep_mark, gone_mark = marker(), marker()
+    keep = memory.add_segment(
+        tone(300), tenant="acme", session="keep", transcript=keep_mark, vectors=vectors(memory, 1)
+    )
+    gone_vectors = vectors(memory, 77)
+    gone = memory.add_segment(
+        tone(3000), tenant="acme", session="gone", transcript=gone_mark, vectors=gone_vectors
+    )
+    gone_audio = memory.catalog.audio("acme", gone.id)
+    assert gone_audio and not (tmp_path / "mem" / "audio").exists()  # the bytes are in the db
+    needles = [
+        gone_mark.encode(),
+        gone_vectors["text"].tobytes()[:32],
+        gone_vectors["environment"].tobytes()[:32],
+        gone_audio[-64:],
+    ]
+    _checkpoint(url)
+    assert {n for _, n in scan(pg.data / "base", needles)} == set(needles)  # seen while stored
+    if selector == "segment":
+        assert memory.forget("acme", segment=gone.id) == 1
+    else:
+        memory.forget("acme", everything=True)
+    _checkpoint(url)
+    assert scan(pg.data / "base", needles) == []
+    assert scan(tmp_path / "mem", needles) == []  # nor in the index's files
+    if selector == "segment":
+        assert memory.get("acme", keep.id).transcript == keep_mark
+        assert memory.audio("acme", keep.id).duration > 1.0
+        assert memory.verify(repair=False).ok
+    else:
+        assert memory.tenants() == []
+    memory.close()
