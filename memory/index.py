@@ -26,10 +26,10 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 import numpy as np
@@ -39,6 +39,7 @@ from voxmem.memory.records import IndexDamaged, IndexUnavailable, MemoryClosed
 from voxmem.settings import ChromaSettings
 
 __all__ = ["ChromaIndex", "IndexHit", "IndexUnavailable", "VectorIndex", "collection_name"]
+T = TypeVar("T")
 #: below Chroma's largest accepted batch
 UPSERT_BATCH = 4000
 #: seconds without a new orphan graph folder before compaction trusts the disk
@@ -70,10 +71,10 @@ def _damaged(exc: BaseException) -> bool:
 
 def _missing(exc: BaseException) -> bool:
     """Whether ``exc`` is Chroma saying a collection does not exist (by version)."""
-    from chromadb.errors import NotFoundError
+    from chromadb.errors import ChromaError, NotFoundError
 
     return isinstance(exc, NotFoundError) or (
-        isinstance(exc, ValueError) and "does not exist" in str(exc)
+        isinstance(exc, ValueError | ChromaError) and "does not exist" in str(exc)
     )
 
 
@@ -205,6 +206,22 @@ class ChromaIndex:
             if write:
                 self._bump_generation()
 
+    def _on(self, tenant: str, space: str, create: bool, use: Callable[[Any], T]) -> T | None:
+        """``use(collection)``; None when it does not exist (and ``create`` is False).
+        A cached collection that another process dropped (a rebuild after its forget)
+        is looked up again once."""
+        for attempt in (0, 1):
+            col = self._collection(tenant, space, create)
+            if col is None:
+                return None
+            try:
+                return use(col)
+            except Exception as exc:
+                if attempt or not _missing(exc):
+                    raise
+                self._collections.pop(collection_name(tenant, space), None)
+        return None  # not reached
+
     def _collection(self, tenant: str, space: str, create: bool = True) -> Any | None:
         name = collection_name(tenant, space)
         if name in self._collections:
@@ -233,9 +250,8 @@ class ChromaIndex:
     ) -> None:
         if not ids:
             return
-        with self.access(write=True):
-            col = self._collection(tenant, space)
-            assert col is not None
+
+        def put(col: Any) -> None:
             for i in range(0, len(ids), UPSERT_BATCH):
                 col.upsert(
                     ids=list(ids[i : i + UPSERT_BATCH]),
@@ -243,24 +259,28 @@ class ChromaIndex:
                     metadatas=[dict(m) for m in metadatas[i : i + UPSERT_BATCH]],
                 )
 
+        with self.access(write=True):
+            self._on(tenant, space, True, put)
+
     def update_metadata(
         self, tenant: str, space: str, ids: Sequence[str], metadatas: Sequence[Metadata]
     ) -> None:
         if not ids:
             return
         with self.access(write=True):
-            col = self._collection(tenant, space, create=False)
-            if col is not None:
-                col.update(ids=list(ids), metadatas=[dict(m) for m in metadatas])
+            self._on(
+                tenant,
+                space,
+                False,
+                lambda col: col.update(ids=list(ids), metadatas=[dict(m) for m in metadatas]),
+            )
 
     def delete(self, tenant: str, space: str, ids: Iterable[str]) -> None:
         ids = list(ids)
         if not ids:
             return
         with self.access(write=True):
-            col = self._collection(tenant, space, create=False)
-            if col is not None:
-                col.delete(ids=ids)
+            self._on(tenant, space, False, lambda col: col.delete(ids=ids))
 
     def query(
         self,
@@ -273,15 +293,19 @@ class ChromaIndex:
         if k <= 0:
             return []
         with self.access(write=False):
-            col = self._collection(tenant, space, create=False)
-            if col is None:
-                return []
-            res = col.query(
-                query_embeddings=[np.asarray(vector, np.float32)],
-                n_results=k,
-                where=dict(where) if where else None,
-                include=["distances", "metadatas"],
+            res = self._on(
+                tenant,
+                space,
+                False,
+                lambda col: col.query(
+                    query_embeddings=[np.asarray(vector, np.float32)],
+                    n_results=k,
+                    where=dict(where) if where else None,
+                    include=["distances", "metadatas"],
+                ),
             )
+        if res is None:
+            return []
         ids, dists, metas = res["ids"][0], res["distances"][0], res["metadatas"][0]
         return [
             IndexHit(i, 1.0 - float(d), dict(m or {}))
@@ -289,11 +313,8 @@ class ChromaIndex:
         ]
 
     def ids(self, tenant: str, space: str) -> set[str]:
-        out: set[str] = set()
-        with self.access(write=False):
-            col = self._collection(tenant, space, create=False)
-            if col is None:
-                return out
+        def read(col: Any) -> set[str]:
+            out: set[str] = set()
             offset, page = 0, 5000
             while True:
                 got = col.get(include=[], limit=page, offset=offset)["ids"]
@@ -302,10 +323,12 @@ class ChromaIndex:
                     return out
                 offset += page
 
+        with self.access(write=False):
+            return self._on(tenant, space, False, read) or set()
+
     def count(self, tenant: str, space: str) -> int:
         with self.access(write=False):
-            col = self._collection(tenant, space, create=False)
-            return 0 if col is None else int(col.count())
+            return int(self._on(tenant, space, False, lambda col: col.count()) or 0)
 
     def drop(self, tenant: str, space: str) -> None:
         name = collection_name(tenant, space)

@@ -11,7 +11,13 @@ from tests.store_helpers import open_fake, tone, vectors
 
 
 def ingest_loop(path: Path, audio: str, rounds: int) -> None:
-    memory = open_fake(path, text="crash test words")
+    # the engines of a shared memory, when the test names them (else SQLite and embedded)
+    memory = open_fake(
+        path,
+        url=os.environ.get("TEST_CHROMA_URL"),
+        text="crash test words",
+        catalog=os.environ.get("TEST_CATALOG_URL"),
+    )
     print("READY", flush=True)
     run = os.getpid()
     for i in range(rounds):
