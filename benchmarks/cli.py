@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from voxmem.benchmarks.registry import RUNNERS, Options, get_runner
+from voxmem.benchmarks.registry import RUNNERS, WORDING_ROLES, Options, get_runner
 from voxmem.errors import VoxmemError
 
 app = typer.Typer(
@@ -47,6 +47,13 @@ def run(
         "--retrievers",
         help="Comma-separated retrievers (default: every baseline and instruct).",
     ),
+    wordings: str = typer.Option(
+        "test",
+        "--wordings",
+        help="Instruction wordings of the generated mini editions (and of SQuTR, whose data "
+        "has none): test (frozen, held out from the planner) or dev (the editions' own "
+        "tables, which it was tuned on).",
+    ),
 ) -> None:
     """Run one benchmark; print a table and write results.json + summary.md under --out/NAME."""
     try:
@@ -54,6 +61,9 @@ def run(
     except KeyError as exc:
         console.print(f"[red]{exc.args[0]}[/]")
         raise typer.Exit(2) from None
+    if wordings not in WORDING_ROLES:
+        console.print(f"[red]--wordings {wordings!r}: choose {' or '.join(WORDING_ROLES)}[/]")
+        raise typer.Exit(2)
     if data_dir is not None and not data_dir.is_dir():
         console.print(f"[red]--data-dir {data_dir} is not a folder[/]")
         raise typer.Exit(2)
@@ -70,6 +80,7 @@ def run(
                 retrievers=[r.strip() for r in retrievers.split(",") if r.strip()]
                 if retrievers
                 else None,
+                wordings=wordings,
             ),
         )
     except VoxmemError as exc:

@@ -11,15 +11,22 @@ from rich.console import Console
 
 from voxmem.benchmarks.report import Report
 
+#: where the retrieval mini editions' instruction wordings come from: ``dev``, the
+#: editions' own tables (the instruction parser and planner were tuned on them), or
+#: ``test``, the frozen held-out files (``data/instructions/*_test.json``)
+WORDING_ROLES = ("dev", "test")
+
 
 @dataclass(frozen=True)
 class Options:
     """What a user narrows a run to: splits (or subsets, or conditions), queries per
-    split, retrievers."""
+    split, retrievers; and which wordings (``WORDING_ROLES``) phrase the generated mini
+    editions' instructions."""
 
     splits: list[str] | None = None
     limit: int | None = None
     retrievers: list[str] | None = None
+    wordings: str = "test"
 
 
 class RunFn(Protocol):

@@ -308,6 +308,72 @@ def test_a_fact_said_twice_is_a_script_error() -> None:
         _script(0, (twice, TOPICS[1]), ["a"], np.random.default_rng(0))
 
 
+def test_mini_questions_are_worded_and_spoken_from_the_chosen_wordings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    from rich.console import Console
+
+    from voxmem.benchmarks.pools import wordings
+    from voxmem.benchmarks.retrieval import contextdialog_mini
+    from voxmem.benchmarks.retrieval.contextdialog_data import SPLITS, load_split
+    from voxmem.benchmarks.synth import ClipCache
+
+    spoken: list[Any] = []
+
+    def render(u: Any, cache: Any = None) -> Audio:  # a tone per utterance, no TTS engine
+        spoken.append(u)
+        h = int(hashlib.sha256(repr(u).encode()).hexdigest()[:6], 16)
+        t = np.arange(6_400) / 16_000
+        return Audio((0.3 * np.sin(2 * np.pi * (150 + h % 500) * t)).astype(np.float32))
+
+    monkeypatch.setattr(contextdialog_mini, "render", render)
+    tables = {role: wordings("contextdialog-mini", role) for role in ("dev", "test")}
+    kind = {"human": "user_question", "gpt": "agent_question"}
+    dev_questions = {
+        q.casefold()
+        for by_answer in tables["dev"].values()
+        for qs in by_answer.values()
+        for q in qs
+    }
+    loaded, voices = {}, {}
+    for role, table in tables.items():
+        spoken.clear()
+        folder = tmp_path / role
+        contextdialog_mini.write_mini(
+            folder, 0, True, ClipCache(tmp_path / "synth"), Console(quiet=True), table
+        )
+        loaded[role] = [load_split(folder, s) for s in SPLITS]
+        voices[role] = {(u.text, u.voice) for u in spoken}
+
+    def judged(split: Any) -> tuple[Any, ...]:
+        dialogues = [
+            (u.utterance_id, u.sender, u.value, u.speaker, u.emotion, u.audio)
+            for d in split.dialogues.values()
+            for u in d.utterances
+        ]
+        questions = [
+            (q.qa_id, q.conv_id, q.answer, q.supporting_utterance_id, q.supporting_from)
+            for q in split.questions
+        ]
+        return dialogues, questions
+
+    assert [judged(s) for s in loaded["dev"]] == [judged(s) for s in loaded["test"]]
+    for role, table in tables.items():
+        for split in loaded[role]:
+            assert len(split.questions) == 4
+            for q in split.questions:
+                assert q.question in table[kind[q.supporting_from]][q.answer], (role, q.question)
+                if role == "test":
+                    assert q.question.casefold() not in dev_questions, q.question
+                # spoken as worded, in a voice of a user of its dialogue
+                users = {u.speaker for u in split.dialogues[q.conv_id].utterances}
+                assert any(v in users for t, v in voices[role] if t == q.question), q.question
+    test_texts = {t for t, _ in voices["test"]}
+    assert not test_texts & {t for by in tables["dev"].values() for qs in by.values() for t in qs}
+
+
 # -- the command ---------------------------------------------------------------------------
 
 

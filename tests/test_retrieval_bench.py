@@ -654,3 +654,250 @@ def test_ambiguous_ids_are_refused_by_name(tmp_path: Path) -> None:
     with pytest.raises(AmbiguousIds, match=r"'c2' \(2 times\)") as err:
         load_subset(root / "en" / "fiqa")
     assert err.value.duplicates == {"c2": 2} and isinstance(err.value, BenchmarkDataError)
+
+
+# -- the mini editions' instruction wordings ---------------------------------------------
+
+
+@pytest.fixture
+def fake_speech(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The generators' ``render`` as a short tone per utterance (no TTS engine); returns
+    the utterances they asked for."""
+    import hashlib
+
+    from voxmem.benchmarks.retrieval import inspire, squtr, voicetrace
+    from voxmem.benchmarks.synth import conversation
+
+    asked: list[Any] = []
+
+    def render(u: Any, cache: Any = None) -> Audio:
+        asked.append(u)
+        h = int(hashlib.sha256(repr(u).encode()).hexdigest()[:6], 16)
+        t = np.arange(6_400) / 16_000
+        return Audio((0.3 * np.sin(2 * np.pi * (150 + h % 500) * t)).astype(np.float32))
+
+    for module in (inspire, squtr, voicetrace, conversation):
+        monkeypatch.setattr(module, "render", render)
+    return asked
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def _inspire_filled(table: Any, kind: str) -> set[str]:
+    """Every text a kind's templates give, filled with the role's own slot words."""
+    from voxmem.benchmarks.pools import placeholders
+    from voxmem.benchmarks.retrieval.inspire import an
+
+    styles = [v for vs in table["values:style"].values() for v in vs]
+    envs = [e for es in table["values:environment"].values() for e in es]
+    out = set()
+    for t in table[kind]:
+        for v in styles if "v" in placeholders(t) else [""]:
+            for e in envs if "e" in placeholders(t) else [""]:
+                out.add(an(t.format(v=v, e=e)))
+    return out
+
+
+def _write(module: Any, edition: str, role: str, root: Path) -> Path:
+    from rich.console import Console
+
+    from voxmem.benchmarks.pools import wordings
+    from voxmem.benchmarks.synth import ClipCache
+
+    folder = root / role
+    module.write_mini(
+        folder, 0, True, ClipCache(root / "synth"), Console(quiet=True), wordings(edition, role)
+    )
+    return folder
+
+
+def test_inspire_mini_instructions_come_from_the_chosen_wordings(
+    tmp_path: Path, fake_speech: list[Any]
+) -> None:
+    from voxmem.benchmarks.pools import wordings
+    from voxmem.benchmarks.retrieval import inspire
+
+    dev, test = wordings("inspire-mini", "dev"), wordings("inspire-mini", "test")
+    kinds = [k for k in test if not k.startswith("values:")]
+    dev_texts = {_norm(t) for k in kinds for t in _inspire_filled(dev, k)}
+    splits = {}
+    for role in ("dev", "test"):
+        folder = _write(inspire, "inspire-mini", role, tmp_path)
+        splits[role] = {s: inspire.load_split(folder, s) for s in inspire.MINI_SPLITS}
+    seen = set()
+    for name in inspire.MINI_SPLITS:
+        d, t = splits["dev"][name], splits["test"][name]
+        assert [x.id for x in d.documents] == [x.id for x in t.documents]
+        assert [x.audio for x in d.documents] == [x.audio for x in t.documents]
+        # the same queries, only phrased differently
+        same = [
+            (q.id, q.relevance, q.positives, q.excluded, q.text, q.speaker, q.audio)
+            for q in d.queries
+        ]
+        assert same == [
+            (q.id, q.relevance, q.positives, q.excluded, q.text, q.speaker, q.audio)
+            for q in t.queries
+        ]
+        assert t.queries, name
+        for q in t.queries:
+            kind = ("composite:" if name == "Composite" else "") + q.relevance
+            assert q.instruction in _inspire_filled(test, kind), (name, q.instruction)
+            assert _norm(q.instruction) not in dev_texts, q.instruction
+            seen.add(kind)
+        for q in d.queries:
+            kind = ("composite:" if name == "Composite" else "") + q.relevance
+            assert q.instruction in _inspire_filled(dev, kind), (name, q.instruction)
+    # the quick slice asks every plain kind and most composite types (some find no positive)
+    assert {k for k in kinds if not k.startswith("composite:")} <= seen
+    assert len(seen) >= len(kinds) - 2
+
+
+def test_voicetrace_mini_questions_come_from_the_chosen_wordings(
+    tmp_path: Path, fake_speech: list[Any]
+) -> None:
+    from voxmem.benchmarks.pools import wordings
+    from voxmem.benchmarks.retrieval import voicetrace
+    from voxmem.benchmarks.retrieval.facts import FACTS
+
+    def filled(role: str) -> set[str]:
+        templates = wordings("voicetrace-mini", role)["question"]
+        return {t.format(t=f.topic) for t in templates for f in FACTS}
+
+    rows = {}
+    for role in ("dev", "test"):
+        folder = _write(voicetrace, "voicetrace-mini", role, tmp_path)
+        rows[role] = [r for s in voicetrace.SUBSETS for r in voicetrace.load_subset(folder, s)]
+
+    def judged(r: Any) -> tuple[Any, ...]:
+        return (r.key, r.document_text, r.query_speakers, r.document_speakers, r.query_audio)
+
+    assert [judged(r) for r in rows["dev"]] == [judged(r) for r in rows["test"]]
+    assert {r.subset for r in rows["test"]} == {"single", "multi"}
+    dev_texts = {_norm(t) for t in filled("dev")}
+    assert all(r.question in filled("dev") for r in rows["dev"])
+    for r in rows["test"]:
+        assert r.question in filled("test") and _norm(r.question) not in dev_texts, r.question
+
+
+def test_squtr_instructions_come_from_the_chosen_wordings(
+    tmp_path: Path, fakes: Any, fake_speech: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rich.console import Console
+
+    from voxmem.benchmarks.pools import wordings
+    from voxmem.benchmarks.registry import Options
+    from voxmem.benchmarks.retrieval import harness, squtr
+
+    asked: list[Any] = []
+    run = harness.run
+
+    def recording(task: Any, *args: Any, **kwargs: Any) -> Any:
+        asked.extend(task.asks)
+        return run(task, *args, **kwargs)
+
+    monkeypatch.setattr(harness, "run", recording)
+    asks, reports = {}, {}
+    for role in ("dev", "test"):
+        asked.clear()
+        reports[role] = squtr.run_squtr(
+            out=tmp_path / role,
+            seed=0,
+            quick=True,
+            console=Console(quiet=True),
+            data_dir=None,
+            options=Options(retrievers=["bm25"], wordings=role),
+        )
+        asks[role] = list(asked)
+    assert [(a.key, a.judgement) for a in asks["dev"]] == [
+        (a.key, a.judgement) for a in asks["test"]
+    ]
+    assert {a.instruction for a in asks["dev"]} == {squtr.INSTRUCTION}
+    test = wordings("squtr-mini", "test")["instruction"]
+    for a in asks["test"]:
+        assert a.instruction == squtr.instruction_for(a.key, {"instruction": test})
+        assert a.instruction in test and _norm(a.instruction) != _norm(squtr.INSTRUCTION)
+    assert len({a.instruction for a in asks["test"]}) > 1
+    report = reports["test"]
+    assert report.meta["wordings"] == "test" and reports["dev"].meta["wordings"] == "dev"
+    assert report.edition == "SQuTR-mini (generated, test wordings, quick slice)"
+    assert any(n.startswith("Instructions: test wordings") for n in report.notes)
+    assert "squtr_mini_test.json" in report.markdown()
+    # real data has no instruction either: the chosen wordings phrase it too
+    folder = _squtr_folder(tmp_path / "real")
+    real = squtr.run_squtr(
+        out=tmp_path / "real-out",
+        seed=0,
+        quick=False,
+        console=Console(quiet=True),
+        data_dir=folder,
+        options=Options(retrievers=["bm25"], splits=["clean"]),
+    )
+    assert real.meta["wordings"] == "test" and real.edition.endswith("(test wordings)")
+    assert asked[-1].instruction == squtr.instruction_for("q1", {"instruction": test})
+
+
+def test_mini_folders_are_kept_apart_per_wording_role(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rich.console import Console
+
+    from voxmem.benchmarks.pools import EDITIONS, PoolError, wordings
+    from voxmem.benchmarks.retrieval import common
+
+    monkeypatch.setenv("VOXMEM_CACHE_DIR", str(tmp_path / "cache"))
+    written: list[tuple[Path, Any]] = []
+
+    def write_mini(folder: Path, seed: int, quick: bool, cache: Any, console: Any, w: Any) -> Path:
+        written.append((folder, w))
+        return folder
+
+    for edition in EDITIONS:
+        name = edition.removesuffix("-mini")
+        names, labels = [], []
+        for role in ("dev", "test"):
+            _, folder, label = common.data_folder(
+                name,
+                name.upper(),
+                write_mini,
+                7,
+                data_dir=None,
+                seed=3,
+                quick=True,
+                console=Console(quiet=True),
+                wordings=role,
+            )
+            assert written[-1][1] == wordings(edition, role)
+            names.append(folder.name)
+            labels.append(label)
+        assert names == [f"{name}-mini-v7-s3-wdev-quick", f"{name}-mini-v7-s3-wtest-quick"]
+        assert labels[1] == f"{name.upper()}-mini (generated, test wordings, quick slice)"
+    with pytest.raises(PoolError, match="dev and test"):
+        common.data_folder(
+            "inspire",
+            "INSPIRE",
+            write_mini,
+            1,
+            data_dir=None,
+            seed=0,
+            quick=False,
+            console=Console(quiet=True),
+            wordings="train",
+        )
+
+
+def test_the_wordings_option_defaults_to_test_and_refuses_others(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from voxmem.benchmarks.cli import app
+    from voxmem.benchmarks.registry import Options
+
+    assert Options().wordings == "test"
+    result = CliRunner().invoke(
+        app, ["run", "inspire", "--wordings", "nonsense", "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "--wordings 'nonsense'" in result.output and "dev or test" in result.output
+    assert not (tmp_path / "inspire").exists()
+    assert "--wordings" in CliRunner().invoke(app, ["run", "--help"]).output

@@ -138,3 +138,41 @@ def test_unknown_edition_or_role_is_refused() -> None:
         wordings("inspire", "test")
     with pytest.raises(PoolError, match="dev and test"):
         wordings("inspire-mini", "train")
+
+
+@pytest.mark.parametrize("role", ["dev", "test"])
+def test_inspire_phrasing_fills_slots_with_the_roles_own_words(role: str) -> None:
+    from voxmem.benchmarks.retrieval.common import wording_rng
+
+    table = wordings("inspire-mini", role)
+    styles, backgrounds = table["values:style"], table["values:environment"]
+    assert isinstance(styles, dict) and isinstance(backgrounds, dict)
+    phrase = inspire.Phrasing(table, wording_rng(0, 0))
+    for kind, value in table.items():
+        if kind.startswith("values:"):
+            continue
+        (slots,) = {placeholders(t) for t in _templates(value)}
+        for style in (*inspire.EXPRESSO_STYLES, "angry"):
+            for background in inspire.MINI_BACKGROUNDS:
+                text = phrase(kind, style=style, background=background)
+                assert "{" not in text and "}" not in text, text
+                if "v" in slots:
+                    assert any(w in text for w in styles[style]), (text, style)
+                if "e" in slots:
+                    assert any(w in text for w in backgrounds[background]), (text, background)
+
+
+def test_inspire_article_fix_up() -> None:
+    assert inspire.an("Find a upbeat voice.") == "Find an upbeat voice."
+    assert inspire.an("A angry reply, a sad one, a idling car") == (
+        "An angry reply, a sad one, an idling car"
+    )
+
+
+def test_squtr_gives_each_query_one_instruction_of_the_role() -> None:
+    for role in ("dev", "test"):
+        table = wordings("squtr-mini", role)
+        chosen = [squtr.instruction_for(f"q{i:03d}", table) for i in range(40)]
+        assert set(chosen) <= set(_templates(table["instruction"]))
+        assert chosen == [squtr.instruction_for(f"q{i:03d}", table) for i in range(40)]
+    assert len(set(chosen)) > 5  # spread over the test wordings

@@ -7,12 +7,15 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from voxmem.benchmarks import pools
+from voxmem.benchmarks.pools import PoolError, Role, Wordings
+from voxmem.benchmarks.registry import WORDING_ROLES
 from voxmem.benchmarks.synth import ClipCache
 from voxmem.retrievers.baselines import RETRIEVERS
 from voxmem.settings import Settings
@@ -140,8 +143,30 @@ def pivot(
 
 class WriteMini(Protocol):
     def __call__(
-        self, folder: Path, seed: int, quick: bool, cache: ClipCache, console: Console
+        self,
+        folder: Path,
+        seed: int,
+        quick: bool,
+        cache: ClipCache,
+        console: Console,
+        wordings: Wordings,
     ) -> Path: ...
+
+
+def wording_rng(seed: int, *stream: int) -> np.random.Generator:
+    """The stream a mini edition draws its instruction wordings from, apart from the one
+    its queries are drawn from: the queries (anchors, positives, clips) are the same
+    whichever wordings phrase them."""
+    return np.random.default_rng([seed, *stream, 99])
+
+
+def check_wordings_role(role: str) -> str:
+    """``role`` if it is one of the mini editions' wording roles; else a ``PoolError``."""
+    if role not in WORDING_ROLES:
+        raise PoolError(
+            f"--wordings {role!r}: the mini editions have {' and '.join(WORDING_ROLES)} wordings"
+        )
+    return role
 
 
 def data_folder(
@@ -154,21 +179,55 @@ def data_folder(
     seed: int,
     quick: bool,
     console: Console,
+    wordings: str = "test",
+    data_has_instructions: bool = True,
 ) -> tuple[Settings, Path, str]:
     """Settings, the folder to read and the edition's name: ``data_dir`` as given, or the
-    mini edition generated (once per generator version, seed and slice) in the cache."""
+    mini edition generated (once per generator version, seed, wording role and slice) in
+    the cache, its instructions drawn from ``pools.wordings(f"{name}-mini", wordings)``.
+    ``data_has_instructions`` false: the run phrases the real data's instructions from
+    the wordings too, and the edition's name says which."""
+    role = check_wordings_role(wordings)
     settings = bench_settings(mini=data_dir is None)
     if data_dir is not None:
-        return settings, data_dir, f"{label} from {data_dir}"
+        said = "" if data_has_instructions else f" ({role} wordings)"
+        return settings, data_dir, f"{label} from {data_dir}{said}"
     folder = write_mini(
-        settings.cache_dir / "bench-data" / f"{name}-mini-v{version}-s{seed}"
+        settings.cache_dir / "bench-data" / f"{name}-mini-v{version}-s{seed}-w{role}"
         f"{'-quick' if quick else ''}",
         seed,
         quick,
         ClipCache(settings.cache_dir / "synth"),
         console,
+        pools.wordings(f"{name}-mini", cast(Role, role)),
     )
-    return settings, folder, f"{label}-mini (generated" + (", quick slice)" if quick else ")")
+    return (
+        settings,
+        folder,
+        f"{label}-mini (generated, {role} wordings" + (", quick slice)" if quick else ")"),
+    )
+
+
+def wordings_used(role: str, data_dir: Path | None, data_has_instructions: bool = True) -> str:
+    """What phrased a run's instructions, for its report's meta: the wording role, or
+    ``"data"`` when real data brings its own."""
+    return "data" if data_dir is not None and data_has_instructions else role
+
+
+def wordings_note(edition: str, used: str) -> str:
+    """The summary's line on which instruction wordings a run was measured on."""
+    if used == "test":
+        source = pools.get_pool(f"{edition}/test").source
+        return (
+            f"Instructions: test wordings (benchmarks/data/{source}, held out and frozen: "
+            "the instruction parser and planner were never trained or tuned on them)."
+        )
+    if used == "dev":
+        return (
+            f"Instructions: dev wordings ({edition}'s own tables, which the instruction "
+            "parser and planner were tuned on: instruct's figures here are tuning figures)."
+        )
+    return "Instructions: the data's own (--wordings applies to the generated mini editions)."
 
 
 def timings(timer: Timer, start: float) -> dict[str, float]:

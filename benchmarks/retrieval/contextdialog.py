@@ -290,7 +290,9 @@ def run_contextdialog(
         seed=seed,
         quick=quick,
         console=console,
+        wordings=options.wordings,
     )
+    used = common.wordings_used(options.wordings, data_dir)
     if data_dir is not None:
         present = splits_in(folder)
         chosen = [s for s in chosen if s in present] if options.splits is None else chosen
@@ -309,6 +311,7 @@ def run_contextdialog(
         meta={
             "versions": versions("faster-whisper", "langgraph", "bm25s"),
             "seed": seed,
+            "wordings": used,
             "responder": info.get("responder"),
             "asr": settings.asr.model_dump(mode="json", include={"backend", "variant", "language"}),
         },
@@ -345,6 +348,7 @@ def run_contextdialog(
     }
     report.published = PUBLISHED
     report.notes += [
+        common.wordings_note("contextdialog-mini", used),
         "Published (ContextDialog paper, real data, a different dataset): dense RAG with "
         "e5-large-v2 over ASR transcripts finds the supporting utterance at top 1 for 0.58 "
         "of questions; an LLM judge scores open voice models 2.0-2.8 and their text "

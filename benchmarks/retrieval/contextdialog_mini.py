@@ -28,13 +28,14 @@ import numpy as np
 from rich.console import Console
 
 from voxmem.audio import write_flac
+from voxmem.benchmarks.pools import Wordings
 from voxmem.benchmarks.retrieval import common
 from voxmem.benchmarks.retrieval.contextdialog_data import SPLITS, write_split_jsonl
 from voxmem.benchmarks.synth import ClipCache, Utterance, render
 from voxmem.errors import BenchmarkDataError
 
 #: bump when the scripts or the generator change, so stale editions are not reused
-MINI_VERSION = 2
+MINI_VERSION = 3
 STYLES = {
     "test_freq": ("neutral", "excited", "slow"),
     "test_rare": ("whisper", "fast", "angry", "sad"),
@@ -231,9 +232,17 @@ def _said_once(turns: list[dict[str, Any]], answer: str, support: str, conv: str
 
 
 def _script(
-    n: int, topics: tuple[Topic, Topic], users: list[str], rng: np.random.Generator
+    n: int,
+    topics: tuple[Topic, Topic],
+    users: list[str],
+    rng: np.random.Generator,
+    wordings: Wordings | None = None,
+    phrasing: np.random.Generator | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """One dialogue's turns (speaker, from, text) and its four questions (unrendered)."""
+    """One dialogue's turns (speaker, from, text) and its four questions (unrendered).
+    Each question is drawn by ``phrasing`` from ``wordings[kind][answer]``
+    (``pools.wordings("contextdialog-mini", role)``; without them, the topic's own
+    question); ``rng`` draws nothing else for them, so the dialogue is the same."""
     conv = f"cd{n:03d}"
     opener, closer = OPENERS[n % len(OPENERS)], CLOSERS[n % len(CLOSERS)]
     lines: list[tuple[str, str, str]] = [(users[0], "human", opener[0]), ("", "gpt", opener[1])]
@@ -262,11 +271,16 @@ def _script(
         for i, (speaker, sender, text) in enumerate(lines)
     ]
     questions: list[dict[str, Any]] = []
+    draw = phrasing or np.random.default_rng(0)
     for topic, asker, u, a in asks:
-        for side, text, answer, line in (
-            ("human", topic.user_question, topic.user_answer, u),
-            ("gpt", topic.agent_question, topic.agent_answer, a),
+        for side, kind, text, answer, line in (
+            ("human", "user_question", topic.user_question, topic.user_answer, u),
+            ("gpt", "agent_question", topic.agent_question, topic.agent_answer, a),
         ):
+            if wordings is not None:
+                by_answer = wordings[kind]
+                assert isinstance(by_answer, dict), kind
+                text = str(draw.choice(by_answer[answer]))
             support = str(turns[line]["utterance_id"])
             _said_once(turns, answer, support, conv)
             questions.append(
@@ -283,9 +297,13 @@ def _script(
     return turns, questions
 
 
-def write_mini(folder: Path, seed: int, quick: bool, cache: ClipCache, console: Console) -> Path:
+def write_mini(
+    folder: Path, seed: int, quick: bool, cache: ClipCache, console: Console, wordings: Wordings
+) -> Path:
     """ContextDialog-mini, both splits, as JSON lines plus FLAC audio (one dialogue per
-    split with ``quick``, six per split otherwise); deterministic per seed."""
+    split with ``quick``, six per split otherwise); deterministic per seed. Questions are
+    worded from ``wordings`` (``pools.wordings("contextdialog-mini", role)``) on a stream
+    of their own, and spoken as worded: the dialogues are the same for every role."""
     done = folder / ".complete"
     if done.exists():
         return folder
@@ -295,6 +313,7 @@ def write_mini(folder: Path, seed: int, quick: bool, cache: ClipCache, console: 
         task = bar.add_task("generating ContextDialog-mini", total=per_split * len(SPLITS))
         for s, split in enumerate(SPLITS):
             rng = np.random.default_rng([seed, s])
+            phrasing = common.wording_rng(seed, s)
             utterances: list[dict[str, Any]] = []
             questions: list[dict[str, Any]] = []
             for d in range(per_split):
@@ -305,7 +324,7 @@ def write_mini(folder: Path, seed: int, quick: bool, cache: ClipCache, console: 
                     pair = (TOPICS[(2 * d + 1) % len(TOPICS)], TOPICS[(2 * d + 2) % len(TOPICS)])
                 two = (d + s) % 2 == 1
                 voices = [str(v) for v in rng.choice(users, 2 if two else 1, replace=False)]
-                turns, asked = _script(n, pair, voices, rng)
+                turns, asked = _script(n, pair, voices, rng, wordings, phrasing)
                 for t in turns:
                     t["emotion"], t["audpath"] = None, None
                     if t["from"] == "human":

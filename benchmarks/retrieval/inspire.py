@@ -29,6 +29,7 @@ import numpy as np
 from rich.console import Console
 
 from voxmem.audio import flac_bytes
+from voxmem.benchmarks.pools import Wordings, placeholders
 from voxmem.benchmarks.registry import Options
 from voxmem.benchmarks.report import Report, versions
 from voxmem.benchmarks.retrieval import common, harness
@@ -465,7 +466,7 @@ EXPRESSO_STYLES = ("neutral", "whisper", "sad", "excited")
 MINI_BACKGROUNDS = tuple(ENV_WORDS)
 SNR_DB = 10.0
 #: bump when the generator changes, so stale editions are not reused
-MINI_VERSION = 1
+MINI_VERSION = 2
 
 
 Built = tuple[list[Item], list[Item]]
@@ -487,7 +488,34 @@ def _item(d: _Doc, cache: ClipCache) -> Item:
     return Item(d.id, _clip(u, cache), u.text, u.voice, u.style, u.background or "none")
 
 
-def _dialogue(rng: np.random.Generator, quick: bool, cache: ClipCache) -> Built:
+def an(text: str) -> str:
+    """Each "a" before a vowel made "an" ("a upbeat voice", "A angry reply")."""
+    return re.sub(r"\b([Aa]) ([aeiouAEIOU])", r"\1n \2", text)
+
+
+@dataclass
+class Phrasing:
+    """Instruction texts drawn from one wording role's tables (``pools.wordings``), on a
+    stream of their own: ``{v}`` is filled from ``values:style[style]``, ``{e}`` from
+    ``values:environment[background]`` of the same role."""
+
+    wordings: Wordings
+    rng: np.random.Generator
+
+    def __call__(self, kind: str, style: str | None = None, background: str | None = None) -> str:
+        template = str(self.rng.choice(self.wordings[kind]))
+        slots = placeholders(template)
+        v = self._value("values:style", style) if "v" in slots else ""
+        e = self._value("values:environment", background) if "e" in slots else ""
+        return an(template.format(v=v, e=e))
+
+    def _value(self, table: str, label: str | None) -> str:
+        values = self.wordings[table]
+        assert isinstance(values, dict) and label is not None, (table, label)
+        return str(self.rng.choice(values[label]))
+
+
+def _dialogue(rng: np.random.Generator, quick: bool, cache: ClipCache, phrase: Phrasing) -> Built:
     voices = [v.id for v in distinct_voices()]
     n = 8 if quick else len(FACTS)
     docs: list[Item] = []
@@ -499,14 +527,16 @@ def _dialogue(rng: np.random.Generator, quick: bool, cache: ClipCache) -> Built:
         docs += [_item(q, cache), _item(r, cache)]
         query = replace(docs[-2])
         query.relevance = "continuation"
-        query.instruction = str(rng.choice(WORDINGS["continuation"]))
+        query.instruction = phrase("continuation")
         query.positives = [r.id]
         query.excluded = [q.id]
         queries.append(query)
     return docs, queries
 
 
-def _same_speaker(rng: np.random.Generator, quick: bool, cache: ClipCache) -> Built:
+def _same_speaker(
+    rng: np.random.Generator, quick: bool, cache: ClipCache, phrase: Phrasing
+) -> Built:
     voices = [v.id for v in distinct_voices()][: 8 if quick else 10]
     sentences = SENTENCES[: 2 if quick else 6]
     docs = [
@@ -521,22 +551,16 @@ def _same_speaker(rng: np.random.Generator, quick: bool, cache: ClipCache) -> Bu
         for d in rng.choice(np.array(own, dtype=object), per_voice, replace=False):
             q = replace(items[docs.index(d)])
             q.relevance = "speaker"
-            q.instruction = str(rng.choice(WORDINGS["speaker"]))
+            q.instruction = phrase("speaker")
             q.positives = [o.id for o in own if o.id != d.id]
             q.excluded = [d.id]
             queries.append(q)
     return items, queries
 
 
-def _fill(
-    template: str, rng: np.random.Generator, style: str | None, background: str | None
-) -> str:
-    v = str(rng.choice(STYLE_WORDS[style])) if style else ""
-    e = str(rng.choice(ENV_WORDS[background])) if background else ""
-    return re.sub(r"\ba ([aeiou])", r"an \1", template.format(v=v, e=e))
-
-
-def _speaker_style(rng: np.random.Generator, quick: bool, cache: ClipCache) -> Built:
+def _speaker_style(
+    rng: np.random.Generator, quick: bool, cache: ClipCache, phrase: Phrasing
+) -> Built:
     voices = [v.id for v in distinct_voices()][: 6 if quick else 8]
     sentences = SENTENCES[6:8]
     docs = [
@@ -568,13 +592,13 @@ def _speaker_style(rng: np.random.Generator, quick: bool, cache: ClipCache) -> B
             continue
         q = replace(items[k])
         q.relevance = kind
-        q.instruction = _fill(str(rng.choice(WORDINGS[kind])), rng, target, None)
+        q.instruction = phrase(kind, style=target)
         q.positives, q.excluded = positives, [anchor.id]
         queries.append(q)
     return items, queries
 
 
-def _composite(rng: np.random.Generator, quick: bool, cache: ClipCache) -> Built:
+def _composite(rng: np.random.Generator, quick: bool, cache: ClipCache, phrase: Phrasing) -> Built:
     voices = [v.id for v in distinct_voices()]
     facts = list(range(8 if quick else 24))
     docs: list[_Doc] = []
@@ -632,9 +656,6 @@ def _composite(rng: np.random.Generator, quick: bool, cache: ClipCache) -> Built
         positives = [d.id for d in docs if all(_has(d, k, want[k]) for k in kind)]
         if not positives:
             continue
-        parts = [_fill(str(rng.choice(COMPOSITE_PARTS[k])), rng, style_t, env_t) for k in kind]
-        frames = COMPOSITE_FRAMES_SEMANTIC if "semantic" in same else COMPOSITE_FRAMES_OTHER
-        p = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
         q = Item(
             f"{len(queries):05d}",
             _clip(clip, cache),
@@ -643,7 +664,7 @@ def _composite(rng: np.random.Generator, quick: bool, cache: ClipCache) -> Built
             style,
             bg or "none",
             "+".join(kind),
-            str(rng.choice(frames)).format(p=p),
+            phrase("composite:" + "+".join(kind), style=style_t, background=env_t),
             positives,
             [],
         )
@@ -676,15 +697,20 @@ BUILDERS = {
 }
 
 
-def write_mini(folder: Path, seed: int, quick: bool, cache: ClipCache, console: Console) -> Path:
-    """Generate INSPIRE-mini (deterministic for a seed) in the published layout."""
+def write_mini(
+    folder: Path, seed: int, quick: bool, cache: ClipCache, console: Console, wordings: Wordings
+) -> Path:
+    """Generate INSPIRE-mini (deterministic for a seed) in the published layout, its
+    instructions phrased from ``wordings`` (``pools.wordings("inspire-mini", role)``) on
+    a stream of their own: the queries are the same for every role."""
     done = folder / ".complete"
     if done.exists():
         return folder
     with common.progress(console) as bar:
         task = bar.add_task("generating INSPIRE-mini", total=len(BUILDERS))
         for i, (split, build) in enumerate(BUILDERS.items()):
-            docs, queries = build(np.random.default_rng([seed, i]), quick, cache)
+            phrase = Phrasing(wordings, common.wording_rng(seed, i))
+            docs, queries = build(np.random.default_rng([seed, i]), quick, cache, phrase)
             write_split(folder, split, docs, queries)
             bar.advance(task)
     done.write_text(json.dumps({"seed": seed, "quick": quick}))
@@ -724,7 +750,9 @@ def run_inspire(
         seed=seed,
         quick=quick,
         console=console,
+        wordings=options.wordings,
     )
+    used = common.wordings_used(options.wordings, data_dir)
     available = splits_in(folder)
     splits = options.splits or available
     unknown = [s for s in splits if s not in available]
@@ -759,8 +787,9 @@ def run_inspire(
         "inspire",
         edition,
         ["split", "retriever", "queries", "R@1", "R@5", "R@10", "N@10", "R@50"],
-        meta={"versions": versions("chromadb", "faster-whisper"), "seed": seed},
+        meta={"versions": versions("chromadb", "faster-whisper"), "seed": seed, "wordings": used},
     )
+    report.notes.append(common.wordings_note("inspire-mini", used))
     for split_name in splits:
         split = load_split(folder, split_name, options.limit)
         store = harness.ingest(

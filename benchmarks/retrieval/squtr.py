@@ -21,12 +21,14 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from rich.console import Console
 
 from voxmem.audio import write_flac
+from voxmem.benchmarks import pools
+from voxmem.benchmarks.pools import Wordings
 from voxmem.benchmarks.registry import Options
 from voxmem.benchmarks.report import Report, versions
 from voxmem.benchmarks.retrieval import common, harness
@@ -49,7 +51,7 @@ PUBLISHED = {
     "BM25 on the text queries (upper bound)": {"text": 0.3912},
     "Qwen3-Embedding-8B on the text queries (upper bound)": {"text": 0.6686},
 }
-MINI_VERSION = 1
+MINI_VERSION = 2
 #: real (freedesktop) and generated backgrounds for SQuTR-mini's noisy conditions
 MINI_NOISES = ("babble", "phone", "engine", "bell", "rain", "alarm", "pink-noise", "typing")
 
@@ -153,10 +155,24 @@ def load_subset(
     return Subset(folder.name, corpus, qrels, queries)
 
 
-def write_mini(folder: Path, seed: int, quick: bool, cache: ClipCache, console: Console) -> Path:
+def instruction_for(query_id: str, wordings: Wordings) -> str:
+    """The one instruction given to spoken query ``query_id``: SQuTR's data has none, so
+    it is drawn from ``wordings["instruction"]`` (``pools.wordings("squtr-mini", role)``)
+    by a hash of the query id, the same in every condition and every run."""
+    choices = wordings["instruction"]
+    assert isinstance(choices, list)
+    digest = hashlib.sha256(query_id.encode("utf-8")).digest()
+    return str(choices[int.from_bytes(digest[:8], "big") % len(choices)])
+
+
+def write_mini(
+    folder: Path, seed: int, quick: bool, cache: ClipCache, console: Console, wordings: Wordings
+) -> Path:
     """SQuTR-mini: answers (relevance 2), related passages (1) and unrelated sentences in
     the corpus; every question spoken by one of several voices, clean and mixed with real
-    and generated backgrounds at 20, 10 and 0 dB (with a room impulse response)."""
+    and generated backgrounds at 20, 10 and 0 dB (with a room impulse response).
+    ``wordings`` is not written: SQuTR's format has no instruction, the run gives each
+    query one (:func:`instruction_for`), so the rows are the same for every role."""
     sub = folder / "en" / "mini"
     done = folder / ".complete"
     if done.exists():
@@ -283,7 +299,12 @@ def run_squtr(
         seed=seed,
         quick=quick,
         console=console,
+        wordings=options.wordings,
+        data_has_instructions=False,
     )
+    # real or mini, the data has no instruction: every run phrases it from the wordings
+    used = common.wordings_used(options.wordings, data_dir, data_has_instructions=False)
+    instructions = pools.wordings("squtr-mini", cast(pools.Role, used))
     folders = subsets_in(root)
     if not folders:
         raise BenchmarkDataError(f"no SQuTR subset (a folder with corpus.jsonl) in {root}")
@@ -295,8 +316,9 @@ def run_squtr(
         "squtr",
         edition,
         ["subset", "condition", "retriever", "queries", "nDCG@10", "MRR@10", "Recall@10", "MAP"],
-        meta={"versions": versions("faster-whisper", "bm25s"), "seed": seed},
+        meta={"versions": versions("faster-whisper", "bm25s"), "seed": seed, "wordings": used},
     )
+    report.notes.append(common.wordings_note("squtr-mini", used))
 
     def score(
         retriever: str, ask: harness.Ask, scores: dict[str, float]
@@ -321,7 +343,12 @@ def run_squtr(
                 key = cond if len(folders) == 1 else f"{label}:{cond}"
                 groups.append((key, label, cond))
                 asks += [
-                    harness.Ask(qid, audio, INSTRUCTION, judgement=(key, subset.qrels[qid]))
+                    harness.Ask(
+                        qid,
+                        audio,
+                        instruction_for(qid, instructions),
+                        judgement=(key, subset.qrels[qid]),
+                    )
                     for qid, (_text, audio) in subset.queries[cond].items()
                 ]
                 # scored 0 and counted, as trec_eval does for a query in the qrels

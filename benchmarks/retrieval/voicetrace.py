@@ -26,6 +26,7 @@ import numpy as np
 from rich.console import Console
 
 from voxmem.audio import write_flac
+from voxmem.benchmarks.pools import Wordings
 from voxmem.benchmarks.registry import Options
 from voxmem.benchmarks.report import Report, versions
 from voxmem.benchmarks.retrieval import common, harness
@@ -58,7 +59,7 @@ QUESTIONS = [
     "Which recording has this speaker talking about {t}?",
     "What did she or he say concerning {t}?",
 ]
-MINI_VERSION = 1
+MINI_VERSION = 2
 
 
 @dataclass
@@ -182,14 +183,24 @@ def _ids(voices: list[str]) -> str:
     return "[" + " ".join(f"'{v}'" for v in voices) + "]"
 
 
-def write_mini(folder: Path, seed: int, quick: bool, cache: ClipCache, console: Console) -> Path:
+def write_mini(
+    folder: Path, seed: int, quick: bool, cache: ClipCache, console: Console, wordings: Wordings
+) -> Path:
     """VoiceTrace-mini: single-speaker documents where another voice says the same thing,
     and two- or three-voice conversations where the asked-for voice is present in a
-    distractor that carries the same words from someone else."""
+    distractor that carries the same words from someone else. Questions are phrased from
+    ``wordings["question"]`` (``pools.wordings("voicetrace-mini", role)``) on a stream of
+    their own: the rows are the same for every role."""
     done = folder / ".complete"
     if done.exists():
         return folder
     rng = np.random.default_rng(seed)
+    phrasing = common.wording_rng(seed)
+    questions = wordings["question"]
+
+    def question(topic: str) -> str:
+        return str(phrasing.choice(questions)).format(t=topic)
+
     voices = [v.id for v in distinct_voices()]
     others = list(SENTENCES)
 
@@ -213,7 +224,7 @@ def write_mini(folder: Path, seed: int, quick: bool, cache: ClipCache, console: 
                 single.append(
                     {
                         "id": f"single-{n:04d}",
-                        "query_text": str(rng.choice(QUESTIONS)).format(t=f.topic),
+                        "query_text": question(f.topic),
                         "query_audio_path": reference(str(v), f"single-ref-{n:04d}.flac"),
                         "document_audio_path": doc,
                         "document_audio_text": f.answer,
@@ -244,7 +255,7 @@ def write_mini(folder: Path, seed: int, quick: bool, cache: ClipCache, console: 
                 multi.append(
                     {
                         "id": f"multi-{n:04d}",
-                        "query_text": str(rng.choice(QUESTIONS)).format(t=f.topic),
+                        "query_text": question(f.topic),
                         "query_audio_path": reference(speaker, f"multi-ref-{n:04d}.flac"),
                         "document_audio_path": save(f"multi-{n:04d}.flac", clip),
                         "document_audio_text": " ".join(
@@ -293,7 +304,9 @@ def run_voicetrace(
         seed=seed,
         quick=quick,
         console=console,
+        wordings=options.wordings,
     )
+    used = common.wordings_used(options.wordings, data_dir)
     subsets = [s for s in SUBSETS if s in pools or "mixed" in pools]
     rows = {s: load_subset(folder, s) for s in subsets}
     perception = Perception.from_settings(settings)
@@ -348,8 +361,9 @@ def run_voicetrace(
         "voicetrace",
         edition,
         ["pool", "retriever", "queries", "R@1", "R@3", "R@5", "R@10", "NDCG@10"],
-        meta={"versions": versions("chromadb", "faster-whisper"), "seed": seed},
+        meta={"versions": versions("chromadb", "faster-whisper"), "seed": seed, "wordings": used},
     )
+    report.notes.append(common.wordings_note("voicetrace-mini", used))
     for pool in pools:
         for r in (r for r in retrievers if pool in results[r]):
             report.rows.append(
