@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from voxmem.benchmarks.registry import RUNNERS, WORDING_ROLES, Options, get_runner
+from voxmem.benchmarks.registry import BACKENDS, RUNNERS, WORDING_ROLES, Options, get_runner
 from voxmem.errors import VoxmemError
 
 app = typer.Typer(
@@ -54,6 +54,12 @@ def run(
         "has none): test (frozen, held out from the planner) or dev (the editions' own "
         "tables, which it was tuned on).",
     ),
+    backend: str = typer.Option(
+        "embedded",
+        "--backend",
+        help="The store benchmark's engines: embedded (SQLite, files, embedded Chroma) or "
+        "server (PostgreSQL and a Chroma server, started on loopback for the run).",
+    ),
 ) -> None:
     """Run one benchmark; print a table and write results.json + summary.md under --out/NAME."""
     try:
@@ -63,6 +69,9 @@ def run(
         raise typer.Exit(2) from None
     if wordings not in WORDING_ROLES:
         console.print(f"[red]--wordings {wordings!r}: choose {' or '.join(WORDING_ROLES)}[/]")
+        raise typer.Exit(2)
+    if backend not in BACKENDS:
+        console.print(f"[red]--backend {backend!r}: choose {' or '.join(BACKENDS)}[/]")
         raise typer.Exit(2)
     if data_dir is not None and not data_dir.is_dir():
         console.print(f"[red]--data-dir {data_dir} is not a folder[/]")
@@ -81,6 +90,7 @@ def run(
                 if retrievers
                 else None,
                 wordings=wordings,
+                backend=backend,
             ),
         )
     except VoxmemError as exc:

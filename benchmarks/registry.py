@@ -15,6 +15,8 @@ from voxmem.benchmarks.report import Report
 #: editions' own tables (the instruction parser and planner were tuned on them), or
 #: ``test``, the frozen held-out files (``data/instructions/*_test.json``)
 WORDING_ROLES = ("dev", "test")
+#: the engines ``benchmarks run store --backend`` measures
+BACKENDS = ("embedded", "server")
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,8 @@ class Options:
     limit: int | None = None
     retrievers: list[str] | None = None
     wordings: str = "test"
+    #: the store benchmark's engines: ``embedded`` or ``server``
+    backend: str = "embedded"
 
 
 class RunFn(Protocol):
@@ -66,11 +70,19 @@ def _probes(
 
 
 def _store(
-    *, out: Path, seed: int, quick: bool, console: Console, data_dir: Path | None, **_: object
+    *,
+    out: Path,
+    seed: int,
+    quick: bool,
+    console: Console,
+    data_dir: Path | None,
+    options: Options | None = None,
+    **_: object,
 ) -> Report:
     from voxmem.benchmarks.store_bench import run_store
 
-    return run_store(out=out, seed=seed, quick=quick, console=console)
+    backend = options.backend if options else "embedded"
+    return run_store(out=out, seed=seed, quick=quick, console=console, backend=backend)
 
 
 def _plans(

@@ -1,14 +1,23 @@
-"""``benchmarks run store``: the memory store at growing sizes.
+"""``benchmarks run store [--backend embedded|server]``: the memory store at growing
+sizes, beside the bare engines on the same data.
 
 Vectors have the real dimensions of the default encoders (text 384, speaker
 256, style 88, environment 603) but are generated, as the encoders' cost is
 measured by the probes. Speaker vectors come from a pool of voices with
 per-turn noise, so speaker matching does real work. Every segment has a real
-0.25 s FLAC clip on disk.
+0.25 s FLAC clip.
+
+``embedded``: the SQLite catalog, FLAC files and embedded Chroma in one folder.
+``server``: a PostgreSQL cluster (Debian's binaries; audio in the database) and a
+``chroma run`` server, both started on loopback for the run. Each latency is put
+beside the bare engine's own for the same work in the same run (a plain Chroma
+query of the same collection without our layers, a plain catalog lookup of the
+same rows): the ratio is the memory's overhead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 import time
@@ -20,6 +29,8 @@ from rich.console import Console
 from rich.progress import Progress
 
 from voxmem.audio import Audio
+from voxmem.benchmarks import engines
+from voxmem.benchmarks.registry import BACKENDS
 from voxmem.benchmarks.report import Report, versions
 from voxmem.memory.encoders.fake import fake_perception
 from voxmem.memory.records import NewSegment
@@ -31,14 +42,22 @@ VOICES = 50
 SESSION_SIZE = 100
 BATCH = 1000
 COLUMNS = [
+    "backend",
     "segments",
     "insert_per_s",
     "text_p50_ms",
     "text_p95_ms",
+    "bare_text_p95_ms",
     "filtered_p50_ms",
     "filtered_p95_ms",
     "four_space_p50_ms",
     "four_space_p95_ms",
+    "four_at_once_p50_ms",
+    "four_at_once_p95_ms",
+    "bare_four_p95_ms",
+    "four_overhead_x",
+    "lookup_p95_ms",
+    "bare_lookup_p95_ms",
     "forget_s",
     "rebuild_s",
     "bytes_per_segment",
@@ -54,9 +73,21 @@ def _percentiles(samples: list[float]) -> tuple[float, float]:
 
 
 def measure(
-    size: int, root: Path, rng: np.random.Generator, queries: int, progress: Progress
+    size: int,
+    root: Path,
+    rng: np.random.Generator,
+    queries: int,
+    progress: Progress,
+    engines: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    settings = Settings(data_dir=root, cache_dir=root / "cache")
+    """One size on one backend: ``engines`` holds the server mode's ``catalog`` (a fresh
+    PostgreSQL database) and ``chroma`` URLs; None is the embedded mode."""
+    settings = Settings(
+        data_dir=root,
+        cache_dir=root / "cache",
+        chroma={"url": engines["chroma"]} if engines else {},
+        catalog={"url": engines["catalog"], "audio": "database"} if engines else {},
+    )
     memory = AudioMemory(settings, perception=fake_perception(dims=DIMS))
     t = np.arange(4000) / 16_000
     clip = Audio((0.2 * np.sin(2 * np.pi * 220 * t)).astype(np.float32))
@@ -113,7 +144,32 @@ def measure(
         )
     )
     four = timed(lambda: [memory.search("bench", s, q(s), 50) for s in DIMS])
+    at_once = timed(lambda: memory.search_spaces("bench", {s: q(s) for s in DIMS}, 50))
+    # the bare engines, on the same data: Chroma's own query of the same collections,
+    # and a plain lookup of 50 rows in the catalog's table
+    from voxmem.memory.index import collection_name
+
+    cols = {s: memory.index.client.get_collection(collection_name("bench", s)) for s in DIMS}
+
+    def bare(space: str, k: int) -> None:
+        cols[space].query(query_embeddings=[q(space)], n_results=k, include=["distances"])
+
+    bare_text = timed(lambda: bare("text", 10))
+    bare_four = timed(lambda: [bare(s, 50) for s in DIMS])
+    some = [s.id for s in memory.list("bench", limit=5000, vectors=False)]
+    conn = memory.catalog.read()
+
+    def pick() -> list[str]:
+        return [some[int(i)] for i in rng.integers(len(some), size=50)]
+
+    lookup = timed(lambda: memory.get_many("bench", pick(), vectors=False))
+    marks = ",".join("?" * 50)
+    bare_lookup = timed(
+        lambda: conn.execute(f"SELECT * FROM segments WHERE id IN ({marks})", pick()).fetchall()
+    )
     bytes_total = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+    if engines:
+        bytes_total += memory.catalog.size()
     t0 = time.perf_counter()
     memory.forget("bench", session="s0")
     forget_s = time.perf_counter() - t0
@@ -122,15 +178,26 @@ def measure(
     rebuild_s = time.perf_counter() - t0
     assert memory.verify(repair=False).ok
     memory.close()
-    row = {
+    row: dict[str, Any] = {
+        "backend": "server" if engines else "embedded",
         "segments": size,
         "insert_per_s": size / insert_s,
         "forget_s": forget_s,
         "rebuild_s": rebuild_s,
         "bytes_per_segment": bytes_total / size,
     }
-    for name, samples in (("text", text), ("filtered", filtered), ("four_space", four)):
+    for name, samples in (
+        ("text", text),
+        ("bare_text", bare_text),
+        ("filtered", filtered),
+        ("four_space", four),
+        ("four_at_once", at_once),
+        ("bare_four", bare_four),
+        ("lookup", lookup),
+        ("bare_lookup", bare_lookup),
+    ):
         row[f"{name}_p50_ms"], row[f"{name}_p95_ms"] = _percentiles(samples)
+    row["four_overhead_x"] = row["four_at_once_p95_ms"] / row["bare_four_p95_ms"]
     return row
 
 
@@ -142,12 +209,14 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
 
     sizes = [r["segments"] for r in rows]
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
-    for key, label in (
-        ("text_p95_ms", "one space"),
-        ("filtered_p95_ms", "one space + filter"),
-        ("four_space_p95_ms", "four spaces"),
+    for key, label, style in (
+        ("text_p95_ms", "one space", "-"),
+        ("filtered_p95_ms", "one space + filter", "-"),
+        ("four_space_p95_ms", "four spaces, one after another", "-"),
+        ("four_at_once_p95_ms", "four spaces at once", "-"),
+        ("bare_four_p95_ms", "bare Chroma, four queries", ":"),
     ):
-        a.plot(sizes, [r[key] for r in rows], marker="o", label=label)
+        a.plot(sizes, [r[key] for r in rows], marker="o", linestyle=style, label=label)
     a.axhline(50, color="grey", linestyle="--", label="target 50 ms")
     a.set(xscale="log", xlabel="segments", ylabel="p95 latency (ms)", title="search")
     a.legend()
@@ -160,36 +229,55 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     plt.close(fig)
 
 
-def run_store(*, out: Path, seed: int, quick: bool, console: Console) -> Report:
+def run_store(
+    *, out: Path, seed: int, quick: bool, console: Console, backend: str = "embedded"
+) -> Report:
+    if backend not in BACKENDS:
+        raise ValueError(f"--backend {backend!r}: choose {' or '.join(BACKENDS)}")
     sizes = [500, 2000] if quick else [1_000, 10_000, 100_000]
     queries = 30 if quick else 200
     rng = np.random.default_rng(seed)
     report = Report(
         "store",
-        "generated vectors at the default encoders' dimensions",
+        f"generated vectors at the default encoders' dimensions, {backend} engines",
         COLUMNS,
         meta={
-            "versions": versions("chromadb", "numpy"),
+            "versions": versions("chromadb", "numpy", "psycopg"),
+            "backend": backend,
             "dims": DIMS,
             "voices": VOICES,
             "session_size": SESSION_SIZE,
         },
     )
     out.mkdir(parents=True, exist_ok=True)
-    with Progress(console=console, transient=True) as progress:
-        for size in sizes:
-            root = Path(tempfile.mkdtemp(prefix=f"voxmem-store-{size}-", dir=out))
-            try:
-                report.rows.append(measure(size, root, rng, queries, progress))
-            finally:
-                shutil.rmtree(root, ignore_errors=True)
+    with contextlib.ExitStack() as stack:
+        pg = stack.enter_context(engines.postgres()) if backend == "server" else None
+        with Progress(console=console, transient=True) as progress:
+            for size in sizes:
+                root = Path(tempfile.mkdtemp(prefix=f"voxmem-store-{size}-", dir=out))
+                try:
+                    with contextlib.ExitStack() as run:
+                        servers = None
+                        if pg is not None:
+                            chroma = run.enter_context(engines.chroma_server(root / "chroma"))
+                            servers = {"catalog": engines.fresh_database(pg), "chroma": chroma}
+                        report.rows.append(measure(size, root, rng, queries, progress, servers))
+                finally:
+                    shutil.rmtree(root, ignore_errors=True)
     plot(report.rows, out / "store.png")
     report.notes += [
-        "Latencies include hydrating hits from the catalog; four_space is four sequential "
-        "single-space searches (k=50 each).",
+        "Latencies include hydrating hits from the catalog. four_space: four single-space "
+        "searches one after the other (k=50 each); four_at_once: the same four in one "
+        "search_spaces call (the spaces searched side by side, hits read from the catalog "
+        "once), which is what recall uses.",
+        "bare_*: the engines alone on the same data in the same run: Chroma's own query of "
+        "the same collections (distances only), and a plain SQL lookup of 50 rows by id; "
+        "four_overhead_x = four_at_once p95 / bare_four p95 (the four bare queries run one "
+        "after the other).",
         "forget_s is forgetting one session of 100 turns, including the index compaction that "
         "makes the bytes unrecoverable (the tenant's collections are rebuilt).",
-        "bytes_per_segment counts audio (0.25 s FLAC), catalog and index.",
+        "bytes_per_segment counts audio (0.25 s FLAC), catalog and index (with a server, the "
+        "PostgreSQL tables; the Chroma server's folder is inside the run's folder).",
         "Plot: store.png.",
     ]
     return report

@@ -495,6 +495,7 @@ class MemoryIndex:
         vector: np.ndarray,
         k: int,
         where: Mapping[str, Any] | None = None,
+        metadata: bool = False,
     ) -> list[IndexHit]:
         self._check()
         if k <= 0:
@@ -503,7 +504,7 @@ class MemoryIndex:
         with self._lock:
             col = dict(self._cols.get((tenant, space), {}))
         hits = [
-            IndexHit(i, _cosine(v, q), dict(m))
+            IndexHit(i, _cosine(v, q), dict(m) if metadata else {})
             for i, (v, m) in col.items()
             if where_matches(where, m)
         ]

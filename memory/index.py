@@ -78,15 +78,70 @@ def _missing(exc: BaseException) -> bool:
     )
 
 
+class SharedLock:
+    """Many readers or one writer, among a process's threads; a waiting writer holds new
+    readers back. Re-entrant: a thread holding it exclusively may take it again either
+    way, and a reader may read again."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writer: int | None = None
+        self._depth = 0
+        self._waiting = 0
+        self._mine = threading.local()
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        me = threading.get_ident()
+        reads = getattr(self._mine, "reads", 0)
+        with self._cond:
+            if self._writer != me and not reads:
+                while self._writer is not None or self._waiting:
+                    self._cond.wait()
+            self._readers += 1
+        self._mine.reads = reads + 1
+        try:
+            yield
+        finally:
+            self._mine.reads = reads
+            with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        me = threading.get_ident()
+        with self._cond:
+            if self._writer == me:
+                self._depth += 1
+            else:
+                self._waiting += 1
+                while self._writer is not None or self._readers:
+                    self._cond.wait()
+                self._waiting -= 1
+                self._writer = me
+        try:
+            yield
+        finally:
+            with self._cond:
+                if self._depth:
+                    self._depth -= 1
+                else:
+                    self._writer = None
+                self._cond.notify_all()
+
+
 class ChromaIndex:
-    """Per-tenant, per-space cosine collections."""
+    """Per-tenant, per-space cosine collections. Reads from several threads run side by
+    side; writes, reconnects and reloads run alone."""
 
     def __init__(self, chroma: ChromaSettings, default_path: Path) -> None:
         self.mode = chroma.mode
         self.url = chroma.url
         self.path = chroma.path or default_path
         self._collections: dict[str, Any] = {}
-        self._lock = threading.RLock()
+        self._lock = SharedLock()
         self._generation = -1
         self._closed = False
         self._connect()
@@ -151,7 +206,7 @@ class ChromaIndex:
         """Let go of the client and everything it holds; the next operation reconnects."""
         import gc
 
-        with self._lock:
+        with self._lock.exclusive():
             self._collections = {}
             self.client = None  # type: ignore[assignment]
             from chromadb.api.client import SharedSystemClient
@@ -178,10 +233,15 @@ class ChromaIndex:
         if self._closed:
             raise MemoryClosed("the memory's index is closed; open the memory again")
         try:
-            with self._lock, self._hold(write):
-                if self.client is None:
-                    self._connect()
-                yield
+            if write:
+                with self._lock.exclusive(), self._hold(write=True):
+                    if self.client is None:
+                        self._connect()
+                    yield
+            else:
+                self._refresh()
+                with self._lock.shared(), self._hold(write=False):
+                    yield
         except _unreachable() as exc:
             self._collections = {}
             where = self.url or str(self.path)
@@ -190,8 +250,24 @@ class ChromaIndex:
                 "that the server is running, then retry"
             ) from exc
 
+    def _refresh(self) -> None:
+        """Before a read: connect if let go, and reload what another process wrote (alone,
+        as it replaces the client the readers use)."""
+        if self.client is not None and (
+            self.mode != "embedded" or self._read_generation() == self._generation
+        ):
+            return
+        with self._lock.exclusive(), self._hold(write=False):
+            if self.client is None:
+                self._connect()
+            if self.mode == "embedded" and self._read_generation() != self._generation:
+                self._reload()
+                self._generation = self._read_generation()
+
     @contextmanager
     def _hold(self, write: bool) -> Iterator[None]:
+        """The embedded index's file lock (shared to read, exclusive to write); a writer
+        reloads what another process wrote first, and bumps the generation after."""
         with contextlib.ExitStack() as stack:
             if self.mode != "embedded":
                 yield
@@ -199,7 +275,7 @@ class ChromaIndex:
             lock = stack.enter_context(open(self.path / ".voxmem-index.lock", "a+"))
             fcntl.flock(lock, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
             stack.callback(fcntl.flock, lock, fcntl.LOCK_UN)
-            if self._read_generation() != self._generation:
+            if write and self._read_generation() != self._generation:
                 self._reload()
                 self._generation = self._read_generation()
             yield
@@ -289,9 +365,11 @@ class ChromaIndex:
         vector: np.ndarray,
         k: int,
         where: Mapping[str, Any] | None = None,
+        metadata: bool = False,
     ) -> list[IndexHit]:
         if k <= 0:
             return []
+        include = ["distances", "metadatas"] if metadata else ["distances"]
         with self.access(write=False):
             res = self._on(
                 tenant,
@@ -301,12 +379,13 @@ class ChromaIndex:
                     query_embeddings=[np.asarray(vector, np.float32)],
                     n_results=k,
                     where=dict(where) if where else None,
-                    include=["distances", "metadatas"],
+                    include=include,
                 ),
             )
         if res is None:
             return []
-        ids, dists, metas = res["ids"][0], res["distances"][0], res["metadatas"][0]
+        ids, dists = res["ids"][0], res["distances"][0]
+        metas = res["metadatas"][0] if metadata else [None] * len(ids)
         return [
             IndexHit(i, 1.0 - float(d), dict(m or {}))
             for i, d, m in zip(ids, dists, metas, strict=True)

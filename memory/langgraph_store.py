@@ -262,7 +262,9 @@ class VoxmemStore(BaseStore):
         k = want
         while True:
             k = min(k, total)
-            hits = self.memory.index.query(self.tenant, ITEMS_SPACE, vector, k, where)
+            hits = self.memory.index.query(
+                self.tenant, ITEMS_SPACE, vector, k, where, metadata=True
+            )
             rows = self._rows_at([(h.metadata.get("namespace", ""), h.id) for h in hits])
             ranked = [
                 (rows[h.id], h.score)

@@ -32,6 +32,7 @@ import os
 import time
 import uuid
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,8 @@ from voxmem.memory.speakers import SpeakerParams
 from voxmem.settings import Settings
 
 log = logging.getLogger(__name__)
+#: threads that search the spaces of one multi-space query side by side
+_SEARCHES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="voxmem-search")
 
 #: what the methods return; a module-level name, as ``AudioMemory.list`` is a method
 Segments = list[Segment]
@@ -131,6 +134,7 @@ class AudioMemory:
         self._perception = perception
         self.speaker_params = speaker_params or SpeakerParams()
         self._means: dict[tuple[str, str, int], tuple[Any, dict[str, np.ndarray]]] = {}
+        self._dims: dict[str, int] = {}
         self._finish_unfinished()
 
     def _finish_unfinished(self) -> None:
@@ -397,7 +401,11 @@ class AudioMemory:
         return segments
 
     def _space_dims(self) -> dict[str, int]:
-        return self.catalog.space_dims()
+        # a space's dimension never changes once stored (register_spaces refuses that),
+        # so the catalog is read again only when a space is missing from what was read
+        if not set(SPACES) <= set(self._dims):
+            self._dims = self.catalog.space_dims()
+        return self._dims
 
     # -- reading -------------------------------------------------------------------
 
@@ -497,15 +505,45 @@ class AudioMemory:
         self._check_vectors({space: vector})
         return self._hydrate(tenant, self.index.query(tenant, space, vector, k, where))
 
-    def _hydrate(self, tenant: str, hits: Sequence[IndexHit]) -> list[Hit]:
-        if not hits:
-            return []
-        ids = [h.id for h in hits]
-        segs = {
-            s.id: s for s in self.catalog.segments(tenant, SegmentFilter(ids=ids), vectors=False)
+    def search_spaces(
+        self,
+        tenant: str,
+        vectors: Mapping[str, np.ndarray],
+        k: int = 10,
+        where: Mapping[str, Any] | None = None,
+    ) -> dict[str, list[Hit]]:
+        """:meth:`search` in several spaces at once (``vectors``: space -> query vector):
+        the spaces are searched concurrently and their hits read from the catalog in one
+        go. Each space's hits, best first."""
+        tenant = self._require_tenant(tenant)
+        for space in vectors:
+            if space not in SPACES:
+                raise WrongDimension(f"unknown space {space!r}; spaces are {', '.join(SPACES)}")
+        if not isinstance(k, int) or k < 0:
+            raise ValueError(f"k must be a whole number of hits, 0 or more, got {k!r}")
+        self._check_vectors(vectors)
+        spaces = list(vectors)
+        found = list(
+            _SEARCHES.map(
+                lambda space: self.index.query(tenant, space, vectors[space], k, where), spaces
+            )
+        )
+        segs = self._segments_of(tenant, [h.id for hits in found for h in hits])
+        return {
+            space: [Hit(segs[h.id], h.score) for h in hits if h.id in segs]
+            for space, hits in zip(spaces, found, strict=True)
         }
+
+    def _hydrate(self, tenant: str, hits: Sequence[IndexHit]) -> list[Hit]:
+        segs = self._segments_of(tenant, [h.id for h in hits])
         # the index may briefly hold what a forget has hidden: the catalog decides
         return [Hit(segs[h.id], h.score) for h in hits if h.id in segs]
+
+    def _segments_of(self, tenant: str, ids: Sequence[str]) -> dict[str, Segment]:
+        if not ids:
+            return {}
+        rows = self.catalog.segments(tenant, SegmentFilter(ids=sorted(set(ids))), vectors=False)
+        return {s.id: s for s in rows}
 
     def embed_query(self, text: str) -> np.ndarray:
         """A text-space query vector for ``text``."""

@@ -180,13 +180,8 @@ def recall(
     if pool is not None:
         cands = _passing(pool, filters)
     elif queries:
-        ids: dict[str, None] = {}
-        for space, vec in queries.items():
-            for seg_id in _candidates(
-                memory, tenant, space, vec, filters, chroma_where, params.candidates
-            ):
-                ids[seg_id] = None
-        cands = memory.get_many(tenant, list(ids))
+        ids = _candidates(memory, tenant, queries, filters, chroma_where, params.candidates)
+        cands = memory.get_many(tenant, ids)
     elif not targets:
         # only filters (a named speaker, a role, a session or span): the catalog's turns
         # that pass them, in the order they were said
@@ -297,23 +292,30 @@ def _in_time_order(turns: list[RetrievedTurn], order: str) -> list[RetrievedTurn
 def _candidates(
     memory: AudioMemory,
     tenant: str,
-    space: str,
-    vec: np.ndarray,
+    queries: Mapping[str, np.ndarray],
     filters: Mapping[str, Any],
     where: dict[str, Any] | None,
     k: int,
 ) -> list[str]:
-    """Ids of the ``k`` nearest turns that pass ``filters``.
+    """Ids of the ``k`` nearest turns in each space of ``queries`` that pass ``filters``
+    (the spaces searched side by side), space by space, each id once.
 
     A role alone keeps about half the turns, and Chroma's filtered search is slow on
     large collections, so a wider unfiltered search is filtered here first; the
-    filtered search runs only when that leaves too few."""
+    filtered search runs only for the spaces where that leaves too few."""
+    found: dict[str, list[str]] = {}
+    left = dict(queries)
     if set(filters) == {"role"}:
-        hits = memory.search(tenant, space, vec, OVERFETCH * k)
-        kept = [h.segment.id for h in hits if h.segment.role == filters["role"]][:k]
-        if len(kept) >= k or len(hits) < OVERFETCH * k:
-            return kept
-    return [h.segment.id for h in memory.search(tenant, space, vec, k, where)]
+        wide = memory.search_spaces(tenant, queries, OVERFETCH * k)
+        for space, hits in wide.items():
+            kept = [h.segment.id for h in hits if h.segment.role == filters["role"]][:k]
+            if len(kept) >= k or len(hits) < OVERFETCH * k:
+                found[space] = kept
+                del left[space]
+    if left:
+        for space, hits in memory.search_spaces(tenant, left, k, where).items():
+            found[space] = [h.segment.id for h in hits]
+    return list(dict.fromkeys(i for space in queries for i in found[space]))
 
 
 def _query_vectors(

@@ -66,11 +66,13 @@ def test_upsert_query_delete(index: IndexBackend, tenant: str) -> None:
     hits = index.query(tenant, "text", _unit(2), k=3)
     assert hits[0].id == "seg_2" and hits[0].score == pytest.approx(1.0, abs=1e-4)
     assert len(hits) == 3 and hits[0].score >= hits[1].score >= hits[2].score
+    assert hits[0].metadata == {}  # not fetched unless asked
+    hits = index.query(tenant, "text", _unit(2), k=3, metadata=True)
     assert hits[0].metadata["session"] == "s0"
     assert index.query(tenant, "text", _unit(2), k=0) == []
     index.upsert(tenant, "text", ["seg_2"], [_unit(99)], [{"session": "s9"}])  # replaces
     assert index.count(tenant, "text") == 6
-    assert index.query(tenant, "text", _unit(99), k=1)[0].metadata["session"] == "s9"
+    assert index.query(tenant, "text", _unit(99), k=1, metadata=True)[0].metadata["session"] == "s9"
     index.delete(tenant, "text", ["seg_2", "seg_nope"])
     assert index.ids(tenant, "text") == set(ids) - {"seg_2"}
     index.delete(tenant, "text", [])
