@@ -292,6 +292,37 @@ class SqlCatalog:
     def forget_jobs(self) -> list[ForgetJob]:
         return _forget_jobs(self.read(), None)
 
+    def recordings(self, tenant: str) -> list[Recording]:
+        rows = self.read().execute(
+            "SELECT * FROM recordings WHERE tenant = ? ORDER BY created_at, id", (tenant,)
+        )
+        return [
+            Recording(
+                r["id"], r["tenant"], r["session"], r["source"], r["duration"], r["created_at"]
+            )
+            for r in rows
+        ]
+
+    def item_rows(self, tenant: str) -> list[tuple[str, str, str, bytes | None, float, float]]:
+        """The LangGraph store's items of ``tenant``: (namespace, key, value JSON, vector
+        bytes or None, created_at, updated_at), oldest first."""
+        rows = self.read().execute(
+            "SELECT namespace, key, value, vector, created_at, updated_at FROM items "
+            "WHERE tenant = ? ORDER BY updated_at, namespace, key",
+            (tenant,),
+        )
+        return [
+            (
+                r["namespace"],
+                r["key"],
+                r["value"],
+                None if r["vector"] is None else bytes(r["vector"]),
+                float(r["created_at"]),
+                float(r["updated_at"]),
+            )
+            for r in rows
+        ]
+
     def shared_prefixes(self, prefixes: Sequence[bytes]) -> set[bytes]:
         """Which of these vector prefixes still begin a stored vector."""
         if not prefixes:
@@ -661,6 +692,18 @@ class SqlWrite:
     def delete_forget_job(self, job_id: str) -> None:
         self.conn.execute("DELETE FROM forget_job_segments WHERE job_id = ?", (job_id,))
         self.conn.execute("DELETE FROM forget_jobs WHERE id = ?", (job_id,))
+
+    def put_item_row(
+        self,
+        tenant: str,
+        row: tuple[str, str, str, bytes | None, float, float],
+    ) -> None:
+        """One LangGraph item as :meth:`SqlCatalog.item_rows` gives it (migrations)."""
+        self.conn.execute(
+            "INSERT INTO items (tenant, namespace, key, value, vector, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (tenant, *row),
+        )
 
     def mark_unindexed(self, tenant: str, ids: Sequence[str]) -> None:
         self.conn.executemany(

@@ -303,6 +303,56 @@ def rebuild(
 
 
 @app.command()
+def migrate(
+    to_data_dir: Path = typer.Option(
+        ..., "--to-data-dir", help="The target memory's data folder (created if missing)."
+    ),
+    to_catalog_url: str | None = typer.Option(
+        None, "--to-catalog-url", help="postgresql://... for a PostgreSQL catalog (else SQLite)."
+    ),
+    to_chroma_url: str | None = typer.Option(
+        None, "--to-chroma-url", help="http://host:8000 for a Chroma server (else embedded)."
+    ),
+    to_audio: str = typer.Option(
+        "database", "--to-audio", help="With --to-catalog-url: database or folder."
+    ),
+    to_audio_dir: Path | None = typer.Option(
+        None, "--to-audio-dir", help="With --to-audio folder: the folder every process shares."
+    ),
+    tenant: list[str] = typer.Option(
+        [], "--tenant", "-t", help="Only these tenants (repeatable; default: all)."
+    ),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Copy tenants from this memory to another (embedded <-> PostgreSQL / Chroma server),
+    then check the copy: counts, and for a sample of turns their vectors and audio."""
+    from voxmem.memory import AudioMemory
+    from voxmem.memory.migrate import migrate as copy_memory
+
+    source = _memory(data_dir)
+    target_settings = _call(
+        lambda: Settings(
+            data_dir=to_data_dir,
+            chroma={"url": to_chroma_url} if to_chroma_url else {"path": to_data_dir / "chroma"},
+            catalog={"url": to_catalog_url, "audio": to_audio, "audio_dir": to_audio_dir}
+            if to_catalog_url
+            else {},
+        )
+    )
+    target = _call(lambda: AudioMemory(target_settings))
+
+    def said(name: str, done: int, total: int) -> None:
+        console.print(f"{name}: {done} of {total} turns copied", highlight=False)
+
+    copies = _call(lambda: copy_memory(source, target, tenant or None, progress=said))
+    for c in copies:
+        counts = ", ".join(f"{n} {kind}" for kind, n in c.counts.items())
+        console.print(f"copied {c.tenant}: {counts}; {c.sampled} turns checked (vectors, audio)")
+    target.close()
+    source.close()
+
+
+@app.command()
 def verify(
     repair: bool = typer.Option(True, help="Fix what differs (--no-repair reports)."),
     data_dir: Path | None = DataDir,
