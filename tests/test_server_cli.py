@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.conftest import VENV_BIN
+from tests.conftest import ROOT, VENV_BIN
+from tests.pg_server import PgServer, chroma_server, free_port, fresh_database
 from voxmem.cli import app
 from voxmem.server.auth import TokenFileError, TokenTable, bearer, hash_token
 
@@ -63,52 +64,102 @@ def test_tokens_from_settings_and_how_requests_carry_them() -> None:
     assert bearer(None, "realtime") is None
 
 
+def _compose_service() -> tuple[list[str], dict[str, str]]:
+    """The voxmem service of docker/compose.yaml: its command and environment, over the
+    Dockerfile's ENV lines (what the container would run)."""
+    import shlex
+
+    import yaml
+
+    env: dict[str, str] = {}
+    for line in (ROOT / "docker" / "Dockerfile").read_text().replace("\\\n", " ").splitlines():
+        if line.startswith("ENV "):
+            for pair in shlex.split(line[4:]):
+                key, _, value = pair.partition("=")
+                env[key] = value
+    service = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())["services"]["voxmem"]
+    env.update({k: str(v) for k, v in service["environment"].items()})
+    return list(service["command"]), env
+
+
+def test_the_image_runs_voxmem_serve_with_the_compose_settings() -> None:
+    command, env = _compose_service()
+    assert command[:2] == ["voxmem", "serve"]
+    assert '"voxmem", "serve"' in (ROOT / "docker" / "Dockerfile").read_text()  # the CMD
+    assert env["VOXMEM_CATALOG__URL"].startswith("postgresql://")
+    assert env["VOXMEM_CHROMA__URL"].startswith("http://")
+    assert env["HF_HUB_OFFLINE"] == "1"
+
+
 @pytest.mark.models
-def test_voxmem_serve_process_answers_and_stops_cleanly(tmp_path: Path) -> None:
-    """The real command: a text turn through a real server process, then SIGTERM."""
+def test_voxmem_serve_process_with_the_compose_settings(tmp_path: Path, pg: PgServer) -> None:
+    """The image's command and the compose file's settings as plain processes (no Docker
+    engine here): its PostgreSQL and Chroma server become real ones on loopback; a text
+    turn through the real server process, stored in them; then SIGTERM."""
+    from urllib.parse import urlparse
+
     file = tmp_path / "tokens.txt"
     token = CliRunner().invoke(app, ["token", "acme", "--file", str(file)]).stdout.split()[0]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VOXMEM_")}
-    data = str(tmp_path / "data")
-    command = [str(VENV_BIN / "voxmem"), "serve", "--port", "0", "--token-file", str(file)]
-    proc = subprocess.Popen(
-        [*command, "--data-dir", data, "--no-warm-up"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
-    try:
-        assert proc.stdout is not None
-        port = None
-        for line in proc.stdout:
-            if "listening on http://" in line:
-                port = int(line.split("http://", 1)[1].split()[0].rsplit(":", 1)[1])
-                break
-        assert port, "the server did not say where it listens"
+    command, compose_env = _compose_service()
+    with chroma_server(tmp_path / "chroma") as chroma:
+        catalog = fresh_database(pg)
+        port = free_port()
+        settings = {
+            **compose_env,
+            # the compose file's host names, as this machine reaches the same engines
+            "VOXMEM_CHROMA__URL": chroma,
+            "VOXMEM_CATALOG__URL": catalog,
+            "VOXMEM_DATA_DIR": str(tmp_path / "data"),
+            "VOXMEM_SERVER__PORT": str(port),
+            "VOXMEM_SERVER__WARM_UP": "false",
+        }
+        assert urlparse(compose_env["VOXMEM_CHROMA__URL"]).hostname == "chroma"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("VOXMEM_")} | settings
+        args = [str(VENV_BIN / command[0]), *command[1:]]
+        args[args.index("--token-file") + 1] = str(file)
+        proc = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        )
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if "listening on http://" in line:
+                    break
+            else:
+                raise AssertionError("the server stopped before listening")
 
-        async def talk() -> dict[str, object]:
-            from websockets.asyncio.client import connect
+            async def talk() -> dict[str, object]:
+                from websockets.asyncio.client import connect
 
-            url = f"ws://127.0.0.1:{port}/v1/realtime?model=anything"
-            headers = {"Authorization": f"Bearer {token}"}
-            async with connect(url, additional_headers=headers) as ws:
-                item = {"type": "message", "role": "user"}
-                item["content"] = [{"type": "input_text", "text": "My name is Dana."}]  # type: ignore[assignment]
-                await ws.send(json.dumps({"type": "conversation.item.create", "item": item}))
-                await ws.send(json.dumps({"type": "response.create"}))
-                while True:
-                    event = json.loads(await asyncio.wait_for(ws.recv(), 300))
-                    if event["type"] == "response.done":
-                        return event  # type: ignore[no-any-return]
+                url = f"ws://127.0.0.1:{port}/v1/realtime?model=anything"
+                headers = {"Authorization": f"Bearer {token}"}
+                async with connect(url, additional_headers=headers) as ws:
+                    item = {"type": "message", "role": "user"}
+                    item["content"] = [{"type": "input_text", "text": "My name is Dana."}]  # type: ignore[assignment]
+                    await ws.send(json.dumps({"type": "conversation.item.create", "item": item}))
+                    await ws.send(json.dumps({"type": "response.create"}))
+                    while True:
+                        event = json.loads(await asyncio.wait_for(ws.recv(), 300))
+                        if event["type"] == "response.done":
+                            return event  # type: ignore[no-any-return]
 
-        done = asyncio.run(talk())
-        assert done["response"]["status"] == "completed"  # type: ignore[index]
-        proc.send_signal(signal.SIGTERM)
-        out, _ = proc.communicate(timeout=120)
-        assert proc.returncode == 0, out
-        assert "stopped" in out
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+            done = asyncio.run(talk())
+            assert done["response"]["status"] == "completed"  # type: ignore[index]
+            proc.send_signal(signal.SIGTERM)
+            out, _ = proc.communicate(timeout=120)
+            assert proc.returncode == 0, out
+            assert "stopped" in out
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        # the agent's spoken reply is in the PostgreSQL catalog (a typed turn has no audio
+        # to keep), nothing of the memory in the data folder
+        from voxmem.memory.catalog_pg import PostgresCatalog
+
+        stored = PostgresCatalog(catalog)
+        turns = stored.segments("acme", vectors=False)
+        stored.close()
+        assert [t.role for t in turns] == ["agent"] and "Nice to meet you" in turns[0].transcript
+        assert not (tmp_path / "data" / "catalog.sqlite3").exists()
+        assert not (tmp_path / "data" / "chroma").exists()
