@@ -144,6 +144,8 @@ class VoiceAgent:
         p = self.memory.perception
         silence = Audio(np.zeros(16_000, np.float32))
         p.text.queries(["warm up"])
+        # the planner's word encoder: loading it on a first turn stalls every session
+        self.router.route("What did I say about the budget yesterday?")
         p.speaker.embed([silence])
         _ = self.synthesizer.synthesize("Hello.")
         self.perceive_audio(
@@ -162,6 +164,8 @@ class VoiceAgent:
             else:
                 await self._open_sqlite_checkpoints()
             await self._saver.setup()
+            if self.settings.catalog.backend == "postgresql":
+                await self._postgres_without_statistics()
             self._graph = build_graph().compile(checkpointer=self._saver)
             return self
 
@@ -196,6 +200,25 @@ class VoiceAgent:
         )
         await self._conn.open(wait=True)
         self._saver = AsyncPostgresSaver(self._conn)
+
+    async def _postgres_without_statistics(self) -> None:
+        """No planner statistics on the checkpoint tables' columns: ANALYZE would copy
+        sample values of the dialogue into ``pg_statistic``, out of a forget's reach (the
+        catalog's tables are kept the same way, ``catalog_pg.no_statistics``)."""
+        tables = ["checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations"]
+        async with self._conn.connection() as conn:
+            cur = await conn.execute(
+                "SELECT c.table_name, c.column_name FROM information_schema.columns c "
+                "JOIN pg_attribute a ON a.attrelid = quote_ident(c.table_name)::regclass "
+                "AND a.attname = c.column_name WHERE c.table_schema = current_schema() "
+                "AND c.table_name = ANY(%s) AND a.attstattarget IS DISTINCT FROM 0",
+                (tables,),
+            )
+            for r in await cur.fetchall():
+                await conn.execute(
+                    f'ALTER TABLE "{r["table_name"]}" ALTER COLUMN "{r["column_name"]}" '
+                    "SET STATISTICS 0"
+                )
 
     async def _erase_deleted_checkpoints(self) -> None:
         """Deleted checkpoint rows leave no bytes behind in the database files:

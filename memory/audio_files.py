@@ -16,6 +16,10 @@ from voxmem.errors import UnreadableAudio
 
 
 class AudioStore(Protocol):
+    #: whether deleting a turn's catalog rows deletes its audio too (a forget then does
+    #: not erase it separately)
+    erased_with_rows: bool
+
     def write(self, audio: Audio, tenant: str, segment_id: str) -> None: ...
     def read(self, tenant: str, segment_id: str) -> Audio: ...
     def erase(self, tenant: str, segment_id: str) -> None: ...
@@ -27,6 +31,8 @@ class AudioStore(Protocol):
 
 class AudioFiles:
     """FLAC files under ``folder`` (default ``root/audio``)."""
+
+    erased_with_rows = False
 
     def __init__(self, root: Path, folder: Path | None = None) -> None:
         self.root = root
@@ -76,6 +82,8 @@ class AudioFiles:
 
 class DatabaseAudio:
     """FLAC bytes in the catalog's ``audio`` table (a catalog with ``stores_audio``)."""
+
+    erased_with_rows = True
 
     def __init__(self, catalog: Any) -> None:
         self.catalog = catalog

@@ -853,6 +853,7 @@ def open_catalog(settings: Any, root: Path) -> Any:
     return PostgresCatalog(
         settings.catalog.url.get_secret_value(),
         audio_in_database=settings.catalog.audio == "database",
+        pool_size=settings.catalog.pool_size,
     )
 
 

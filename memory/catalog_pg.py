@@ -25,6 +25,7 @@ SQLite, whatever the database's locale.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import threading
@@ -142,9 +143,28 @@ SCRUBBED = (
     "recordings",
     "speakers",
     "items",
+    "tenants",
+    "forget_jobs",
     "forget_job_segments",
     "unindexed",
 )
+
+
+#: the catalog's tables
+TABLES = (*SCRUBBED, "spaces", "catalog_meta")
+
+
+def no_statistics(conn: Any, tables: Sequence[str]) -> list[str]:
+    """The statements that keep PostgreSQL's planner statistics off ``tables``' columns.
+    ANALYZE copies sample values of every column (most common values, histogram bounds)
+    into the system table ``pg_statistic``, where a forget could not erase them; the
+    catalog's queries are by key and need none."""
+    rows = conn.execute(
+        "SELECT table_name, column_name FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name = ANY(%s)",
+        (list(tables),),
+    ).fetchall()
+    return [f'ALTER TABLE "{r[0]}" ALTER COLUMN "{r[1]}" SET STATISTICS 0' for r in rows]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -180,21 +200,94 @@ def _row_factory(cursor: Any) -> Any:
     return lambda values: Row(names, values)
 
 
-class PgConnection:
-    """One psycopg connection that speaks the SQLite catalog's SQL."""
+class CatalogUnavailable(StoreError, RuntimeError):
+    """The PostgreSQL catalog cannot be reached, or its connection failed mid-call."""
 
-    def __init__(self, conn: Any) -> None:
+
+class CatalogRefused(StoreError, ValueError):
+    """PostgreSQL refused a value the catalog was given (text with a NUL character)."""
+
+
+def _typed(exc: BaseException, url: str) -> BaseException:
+    """psycopg's errors as the memory's own: an unreachable or failed server, or a value
+    PostgreSQL cannot store; anything else as it is."""
+    import psycopg
+
+    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        return CatalogUnavailable(
+            f"the PostgreSQL catalog at {_redacted(url)} failed ({type(exc).__name__}: "
+            f"{exc}); check that the server is running and VOXMEM_CATALOG__URL, then retry"
+        )
+    if isinstance(exc, psycopg.DataError):
+        return CatalogRefused(
+            f"PostgreSQL refused a value ({exc}); ids, sessions and texts must not contain "
+            "NUL characters"
+        )
+    return exc
+
+
+class Rows:
+    """A read's rows, fetched whole (the connection went back to the pool)."""
+
+    def __init__(self, rows: list[Row]) -> None:
+        self._rows = rows
+
+    def fetchone(self) -> Row | None:
+        return self._rows[0] if self._rows else None
+
+    def fetchall(self) -> list[Row]:
+        return list(self._rows)
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self._rows)
+
+
+class PgConnection:
+    """One psycopg connection (a write transaction's) that speaks the SQLite catalog's
+    SQL, and notes the tables it deletes from, for the scrub."""
+
+    def __init__(self, conn: Any, catalog: PostgresCatalog) -> None:
         self.raw = conn
+        self.catalog = catalog
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Any:
-        return self.raw.execute(translate(sql), tuple(args))
+        statement = translate(sql)
+        self.catalog._note_deletes(statement)
+        try:
+            return self.raw.execute(statement, tuple(args))
+        except Exception as exc:
+            raise _typed(exc, self.catalog.url) from exc
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
-        rows = [tuple(r) for r in rows]
+        statement = translate(sql)
+        self.catalog._note_deletes(statement)
         cursor = self.raw.cursor()
-        if rows:
-            cursor.executemany(translate(sql), rows)
+        batch = [tuple(r) for r in rows]
+        if batch:
+            try:
+                cursor.executemany(statement, batch)
+            except Exception as exc:
+                raise _typed(exc, self.catalog.url) from exc
         return cursor
+
+
+class PgReader:
+    """What ``read()`` gives: each statement on a pooled connection (the thread's open
+    write transaction's, inside one, so that a write reads its own rows)."""
+
+    def __init__(self, catalog: PostgresCatalog) -> None:
+        self.catalog = catalog
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        inside = self.catalog._in_write()
+        if inside is not None:
+            return inside.execute(sql, args)
+        with self.catalog._connection() as conn:
+            try:
+                cursor = conn.execute(translate(sql), tuple(args))
+                return Rows(cursor.fetchall() if cursor.description else [])
+            except Exception as exc:
+                raise _typed(exc, self.catalog.url) from exc
 
 
 class PostgresWrite(SqlWrite):
@@ -217,19 +310,36 @@ class PostgresWrite(SqlWrite):
 
 
 class PostgresCatalog(SqlCatalog):
-    """A PostgreSQL catalog shared by threads (one connection each), processes and hosts."""
+    """A PostgreSQL catalog shared by threads (a pool of connections), processes and
+    hosts."""
 
     NO_LIMIT = "ALL"
 
-    def __init__(self, url: str, audio_in_database: bool = True) -> None:
-        import psycopg  # noqa: F401 (a clear ImportError here, not at the first query)
+    def __init__(self, url: str, audio_in_database: bool = True, pool_size: int = 8) -> None:
+        from psycopg_pool import ConnectionPool
 
         self.url = url
         self.stores_audio = audio_in_database
-        self._local = threading.local()
-        self._open: list[Any] = []
-        self._open_lock = threading.Lock()
         self._closed = False
+        self._tx = threading.local()
+        self._dirty: set[str] = set()
+        self._dirty_lock = threading.Lock()
+        self._pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={"autocommit": True, "row_factory": _row_factory},
+            open=False,
+            name="voxmem-catalog",
+        )
+        try:
+            self._pool.open(wait=True, timeout=15)
+        except Exception as exc:
+            self._pool.close()
+            raise CatalogUnavailable(
+                f"cannot reach the PostgreSQL catalog at {_redacted(url)} ({exc}); check "
+                "that the server is running and VOXMEM_CATALOG__URL"
+            ) from exc
         self._migrate()
 
     def __repr__(self) -> str:
@@ -243,68 +353,135 @@ class PostgresCatalog(SqlCatalog):
 
     # -- connections ---------------------------------------------------------------
 
-    def connection(self) -> PgConnection:
+    @contextmanager
+    def _connection(self) -> Iterator[Any]:
         if self._closed:
             raise MemoryClosed(f"the catalog at {_redacted(self.url)} is closed; open it again")
-        conn: PgConnection | None = getattr(self._local, "conn", None)
-        if conn is None or conn.raw.closed:
-            import psycopg
+        from psycopg_pool import PoolTimeout
 
-            try:
-                raw = psycopg.connect(self.url, autocommit=True, row_factory=_row_factory)
-            except psycopg.OperationalError as exc:
-                raise StoreError(
-                    f"cannot reach the PostgreSQL catalog at {_redacted(self.url)} ({exc}); "
-                    "check that the server is running and VOXMEM_CATALOG__URL"
-                ) from exc
-            conn = PgConnection(raw)
-            with self._open_lock:
-                self._open.append(raw)
-            self._local.conn = conn
-        return conn
+        try:
+            with self._pool.connection(timeout=60) as conn:
+                yield conn
+        except PoolTimeout as exc:
+            raise CatalogUnavailable(
+                f"no connection to the PostgreSQL catalog at {_redacted(self.url)} within "
+                f"60 s ({exc}); check the server, or raise VOXMEM_CATALOG__POOL_SIZE"
+            ) from exc
 
-    def read(self) -> PgConnection:
-        return self.connection()
+    def _in_write(self) -> PgConnection | None:
+        found: PgConnection | None = getattr(self._tx, "conn", None)
+        return found
+
+    def _note_deletes(self, statement: str) -> None:
+        found = re.match(r"\s*DELETE FROM (\w+)", statement)
+        if found:
+            with self._dirty_lock:
+                self._dirty.add(found.group(1))
+
+    def read(self) -> PgReader:
+        if self._closed:
+            raise MemoryClosed(f"the catalog at {_redacted(self.url)} is closed; open it again")
+        return PgReader(self)
 
     @contextmanager
     def write(self) -> Iterator[PostgresWrite]:
-        """A transaction that holds the catalog's write lock from its first statement."""
-        conn = self.connection()
-        with conn.raw.transaction():
-            conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-            conn.raw.execute("UPDATE catalog_meta SET value = value + 1 WHERE key = 'version'")
-            yield PostgresWrite(conn)
+        """A transaction that holds the catalog's write lock from its first statement. A
+        write opened inside another one on the same thread is a savepoint of it (on the
+        same connection, so it never waits for its own lock)."""
+        inside = self._in_write()
+        if inside is not None:
+            with inside.raw.transaction():
+                yield PostgresWrite(inside)
+            return
+        with self._connection() as conn:
+            try:
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                    conn.execute("UPDATE catalog_meta SET value = value + 1 WHERE key = 'version'")
+                    self._tx.conn = PgConnection(conn, self)
+                    try:
+                        yield PostgresWrite(self._tx.conn)
+                    finally:
+                        self._tx.conn = None
+            except StoreError:
+                raise
+            except Exception as exc:
+                typed = _typed(exc, self.url)
+                if typed is exc:
+                    raise
+                raise typed from exc
 
     def scrub(self, timeout: float = 5.0) -> None:
-        """Rewrite the tables a forget deletes from, so that deleted rows leave the
-        database's files; CatalogBusy when other sessions' locks keep it from starting
-        within ``timeout`` seconds (what remains in the WAL: see the module's notes)."""
-        conn = self.connection()
-        conn.raw.execute(f"SET lock_timeout = {max(1, int(timeout * 1000))}")
-        try:
-            for table in SCRUBBED:
-                conn.raw.execute(f"VACUUM FULL {table}")
-        except Exception as exc:
-            import psycopg
+        """Rewrite the tables deleted from since the last scrub, so that the deleted rows
+        leave the database's files; CatalogBusy when other sessions' locks keep it from
+        starting, or an open snapshot that may still see the deleted rows keeps them, for
+        ``timeout`` seconds (what remains in the WAL: see the module's notes)."""
+        import psycopg
 
-            if isinstance(exc, psycopg.errors.LockNotAvailable):
+        with self._dirty_lock:
+            # nothing noted: a forget resumed after a crash, whose deletes another process
+            # ran; rewrite every table a forget deletes from
+            tables, self._dirty = sorted(self._dirty or SCRUBBED), set()
+        deadline = time.monotonic() + timeout
+        with self._connection() as conn:
+            try:
+                conn.execute(f"SET lock_timeout = {max(1, int(timeout * 1000))}")
+                # no transaction that began before this point may still see the rows
+                horizon = int(
+                    conn.execute("SELECT pg_current_xact_id()::text::bigint").fetchone()[0]
+                )
+                while True:
+                    for table in tables:
+                        conn.execute(f"VACUUM FULL {table}")
+                    if not self._older_snapshots(conn, horizon):
+                        return
+                    if time.monotonic() > deadline:
+                        raise CatalogBusy(
+                            "another session's open transaction can still see the forgotten "
+                            "rows, so PostgreSQL keeps them in its files; the forget finishes "
+                            "when it ends (ask the same forget again, or `voxmem verify`)"
+                        )
+                    time.sleep(0.2)
+            except psycopg.errors.LockNotAvailable as exc:
                 raise CatalogBusy(
                     f"the catalog's tables stayed locked by other sessions for {timeout:.0f} s, "
-                    "so deleted rows may linger in its files; run `voxmem verify` when fewer "
-                    "processes use the memory"
+                    "so deleted rows may linger in its files; the forget finishes when it is "
+                    "asked again, or with `voxmem verify`"
                 ) from exc
-            raise
-        finally:
-            conn.raw.execute("SET lock_timeout = 0")
+            except CatalogBusy:
+                with self._dirty_lock:
+                    self._dirty.update(tables)  # still to do
+                raise
+            except Exception as exc:
+                typed = _typed(exc, self.url)
+                if typed is exc:
+                    raise
+                raise typed from exc
+            finally:
+                with contextlib.suppress(Exception):
+                    conn.execute("SET lock_timeout = 0")
+
+    @staticmethod
+    def _older_snapshots(conn: Any, horizon: int) -> bool:
+        """Whether a session or a replication slot holds a snapshot from before
+        ``horizon`` (a transaction id), which keeps VACUUM from removing what it sees."""
+        row = conn.execute(
+            "SELECT COUNT(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+            "AND backend_xmin IS NOT NULL "
+            "AND (backend_xmin::text::bigint) < %s",
+            (horizon % (1 << 32),),
+        ).fetchone()
+        slots = conn.execute(
+            "SELECT COUNT(*) FROM pg_replication_slots WHERE xmin IS NOT NULL "
+            "AND (xmin::text::bigint) < %s",
+            (horizon % (1 << 32),),
+        ).fetchone()
+        return bool(row[0] or slots[0])
 
     def close(self) -> None:
-        """Close every thread's connection; later calls raise MemoryClosed."""
+        """Close the pool's connections; later calls raise MemoryClosed."""
         self._closed = True
-        with self._open_lock:
-            conns, self._open = self._open, []
-        for conn in conns:
-            conn.close()
-        self._local = threading.local()
+        self._pool.close()
 
     def version(self) -> int:
         """Moves whenever anything was committed, by this process or another."""
@@ -314,16 +491,17 @@ class PostgresCatalog(SqlCatalog):
     # -- schema --------------------------------------------------------------------
 
     def _migrate(self) -> None:
-        conn = self.connection()
-        with conn.raw.transaction():
-            conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
-            exists = conn.raw.execute(
+        with self._connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+            exists = conn.execute(
                 "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() "
                 "AND table_name = 'catalog_meta'"
             ).fetchone()
             if exists is None:
                 for statement in SCHEMA:
-                    conn.raw.execute(statement)
+                    conn.execute(statement)
+                for statement in no_statistics(conn, TABLES):
+                    conn.execute(statement)
                 return
         version = self.schema_version
         if version > SCHEMA_VERSION:

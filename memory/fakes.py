@@ -375,6 +375,9 @@ class MemoryCatalog(_Reads):
     def size(self) -> int:
         return 0  # nothing on disk
 
+    def child_env(self) -> dict[str, str]:
+        return {}  # never reopened by another process (its index is in memory too)
+
     def audio(self, tenant: str, segment_id: str) -> bytes | None:
         self._check_open()
         with self._lock:

@@ -25,6 +25,7 @@ claim by a process that died is taken over.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import threading
@@ -50,23 +51,36 @@ CHECK_SEGMENTS = 200
 #: bytes of each vector looked for in the index files
 NEEDLE_BYTES = 32
 
+#: seconds after which another machine's claim on a job that was not renewed (each step
+#: renews it) is taken over: longer than the slowest step, a compaction of a big tenant
+CLAIM_LEASE_S = 1800.0
+
+log = logging.getLogger(__name__)
 _RUNNING: set[str] = set()  # jobs this process is running now
 _RUNNING_LOCK = threading.Lock()
 _HOST = socket.gethostname()
 
 
 def _me() -> str:
-    return f"{_HOST}:{os.getpid()}"
+    """This process's claim on a job: host, process id and when (renewed at each step)."""
+    return f"{_HOST}:{os.getpid()}@{time.time():.0f}"
 
 
 def _claimable(owner: str | None) -> bool:
     """Whether this process may run a job claimed by ``owner`` (within the process,
-    ``_RUNNING`` keeps two threads from running one job)."""
+    ``_RUNNING`` keeps two threads from running one job). A claim of this machine is
+    taken over when its process is gone; another machine's (a replica sharing the
+    catalog) when it was not renewed for ``CLAIM_LEASE_S``, as that machine cannot be
+    asked whether its process lives."""
     if owner is None:
         return True
-    host, _, pid = owner.rpartition(":")
+    who, _, when = owner.partition("@")
+    host, _, pid = who.rpartition(":")
     if host != _HOST:
-        return False  # another machine's claim: it may be alive
+        try:
+            return time.time() - float(when) > CLAIM_LEASE_S
+        except ValueError:
+            return True  # a claim without a time (an older voxmem's): long expired
     if int(pid) == os.getpid():
         return True
     try:
@@ -96,6 +110,9 @@ class Forgetting:
         self.index = index
         self.files = files
         self.rebuild_clean = rebuild_clean
+        #: the bytes to look for in the index files, per job this process has begun: a
+        #: job asked again after a failed step no longer finds them in the catalog
+        self._needles_of: dict[str, list[bytes]] = {}
 
     def start(
         self,
@@ -130,7 +147,8 @@ class Forgetting:
         """Finish ``job``; ForgetPending if a step cannot be done now."""
         if not claimed and not self._claim(job):
             return
-        needles = self._needles(job)
+        needles = self._needles(job) or self._needles_of.get(job.id, [])
+        self._needles_of[job.id] = needles
         done = False
         try:
             state = job.state
@@ -158,6 +176,12 @@ class Forgetting:
             with self.catalog.write() as tx:
                 tx.delete_forget_job(job.id)
             done = True
+            self._needles_of.pop(job.id, None)
+            # the job's own record names what was forgotten (a speaker's name, the ids)
+            try:
+                self.catalog.scrub()
+            except CatalogBusy as exc:  # erased from the rows; the next scrub finishes it
+                log.warning("the forget's record is deleted, its bytes not yet: %s", exc)
         except (IndexUnavailable, CatalogBusy) as exc:
             raise ForgetPending(
                 f"the forget of {len(job.segments)} turn(s) of tenant {job.tenant!r} is "
@@ -189,9 +213,10 @@ class Forgetting:
 
     def _erase(self, tx: CatalogWrite, job: ForgetJob) -> None:
         speakers = tx.segment_speakers(job.segments)
-        for seg_id in job.segments:
-            self.files.erase(job.tenant, seg_id)
-        tx.delete_segments(job.segments)
+        if not self.files.erased_with_rows:
+            for seg_id in job.segments:
+                self.files.erase(job.tenant, seg_id)
+        tx.delete_segments(job.segments)  # and the audio rows, where the catalog holds them
         tx.drop_empty_recordings(job.tenant)
         if job.speaker_id:
             speakers.add(job.speaker_id)

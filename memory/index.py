@@ -239,8 +239,7 @@ class ChromaIndex:
                         self._connect()
                     yield
             else:
-                self._refresh()
-                with self._lock.shared(), self._hold(write=False):
+                with self._reading():
                     yield
         except _unreachable() as exc:
             self._collections = {}
@@ -249,6 +248,20 @@ class ChromaIndex:
                 f"the Chroma index at {where} failed ({type(exc).__name__}: {exc}); check "
                 "that the server is running, then retry"
             ) from exc
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Hold the index to read: shared with other readers, with a client that is
+        connected and current (a release or a reload may land between the check and the
+        lock: then check again)."""
+        while True:
+            self._refresh()
+            with self._lock.shared(), self._hold(write=False):
+                if self.client is not None and (
+                    self.mode != "embedded" or self._read_generation() == self._generation
+                ):
+                    yield
+                    return
 
     def _refresh(self) -> None:
         """Before a read: connect if let go, and reload what another process wrote (alone,

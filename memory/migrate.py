@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,26 @@ class TenantCopy:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+def _shared_engines(source: Any, target: Any) -> str | None:
+    """What of the source's storage the target would share, if anything."""
+    a, b = source.settings, target.settings
+    if a.data_dir.resolve() == b.data_dir.resolve():
+        return f"data folder {a.data_dir}"
+    if a.chroma.url and a.chroma.url == b.chroma.url:
+        return f"Chroma server {a.chroma.url}"
+    embedded = not a.chroma.url and not b.chroma.url and a.chroma.path and b.chroma.path
+    if embedded and Path(a.chroma.path).resolve() == Path(b.chroma.path).resolve():
+        return f"Chroma folder {a.chroma.path}"
+    url_a = a.catalog.url.get_secret_value() if a.catalog.url else None
+    url_b = b.catalog.url.get_secret_value() if b.catalog.url else None
+    if url_a and url_a == url_b:
+        return "PostgreSQL catalog"
+    dir_a, dir_b = a.catalog.audio_dir, b.catalog.audio_dir
+    if dir_a and dir_b and Path(dir_a).resolve() == Path(dir_b).resolve():
+        return f"audio folder {dir_a}"
+    return None
 
 
 def _counts(memory: Any, tenant: str) -> dict[str, int]:
@@ -76,15 +97,35 @@ def migrate(
     unknown = [t for t in names if not source.catalog.has_tenant(t)]
     if unknown:
         raise MigrationError(f"the source holds no tenant {', '.join(map(repr, unknown))}")
+    same = _shared_engines(source, target)
+    if same:
+        raise MigrationError(
+            f"the target uses the source's own {same}; give the target engines of its own"
+        )
     taken = [t for t in names if target.catalog.has_tenant(t)]
     if taken:
         raise MigrationError(
             f"the target already holds {', '.join(map(repr, taken))}; forget it there first "
             "(voxmem forget --everything) or leave it out, so copies never mix"
         )
+    pending = sorted({j.tenant for j in source.catalog.forget_jobs()} & set(names))
+    if pending:
+        raise MigrationError(
+            f"a forget of {', '.join(map(repr, pending))} is not finished in the source; "
+            "finish it first (`voxmem verify`), so that nothing it erases is copied"
+        )
     out = []
     for tenant in names:
-        out.append(_copy(source, target, tenant, sample, progress))
+        try:
+            out.append(_copy(source, target, tenant, sample, progress))
+        except Exception as exc:
+            # no half copy is left behind: what was copied of this tenant is forgotten
+            if target.catalog.has_tenant(tenant):
+                target.forget(tenant, everything=True)
+            raise MigrationError(
+                f"copying {tenant!r} failed ({type(exc).__name__}: {exc}); nothing of it was "
+                "kept in the target, the source is unchanged"
+            ) from exc
     bad = [c for c in out if not c.ok]
     if bad:
         raise MigrationError(
@@ -116,7 +157,8 @@ def _copy(
         for row in src.item_rows(tenant):
             tx.put_item_row(tenant, row)
     total = int(src.counts(tenant)["segments"])
-    ids = sorted(src.live_ids().get(tenant, set()))
+    # in the order they were stored (their ``rowid``/``seq`` order in the target too)
+    ids = [seg.id for seg in src.segments(tenant, vectors=False)]
     done = 0
     for start in range(0, len(ids), BATCH):
         segs = src.segments(tenant, SegmentFilter(ids=ids[start : start + BATCH]))

@@ -62,6 +62,7 @@ from voxmem.memory.records import (
     StoreError,
     UnknownSegment,
     UnknownSession,
+    UnknownSpeaker,
     UnknownTenant,
     Word,
     WrongDimension,
@@ -398,6 +399,13 @@ class AudioMemory:
                 "when the memory is next opened, or with `voxmem verify`",
                 segments,
             ) from exc
+        # a forget that ran between the commit and the index writes must not find its
+        # turns indexed again after it: the catalog decides
+        ids = [s.id for s in segments]
+        gone = set(ids) - set(self._segments_of(tenant, ids))
+        if gone:
+            for space in SPACES:
+                self.index.delete(tenant, space, sorted(gone))
         return segments
 
     def _space_dims(self) -> dict[str, int]:
@@ -683,16 +691,27 @@ class AudioMemory:
         # its first step already erased what the selector names (the segment, the speaker,
         # the tenant row)
         asked = selector_key(chosen)
+        retried, resumed = False, 0
         if any(j.tenant == tenant and j.selector == asked for j in self.catalog.forget_jobs()):
+            # asked again: finish the earlier forget, then forget what the selector names
+            # now too (a turn stored meanwhile in the session, say)
+            retried = True
             earlier = self.forgetting.resume(tenant)
-            return sum(len(j.segments) for j in earlier if j.selector == asked)
+            resumed = sum(len(j.segments) for j in earlier if j.selector == asked)
+            if not self.catalog.has_tenant(tenant):
+                return resumed
         tenant = self._require_tenant(tenant)
         spk_id = None
         with self.catalog.write() as tx:
             if everything:
                 where = SegmentFilter()
             elif speaker is not None:
-                spk_id = tx.speaker(tenant, speaker).id
+                try:
+                    spk_id = tx.speaker(tenant, speaker).id
+                except UnknownSpeaker:
+                    if retried:
+                        return resumed  # the earlier forget erased the speaker itself
+                    raise
                 where = SegmentFilter(speaker_id=spk_id)
             elif session is not None:
                 where = SegmentFilter(session=session)
@@ -701,9 +720,9 @@ class AudioMemory:
             else:
                 where = SegmentFilter(ids=[segment or ""])
             ids = tx.segment_ids(tenant, where) if where.ids != [] else []
-            if segment is not None and not ids:
+            if segment is not None and not ids and not retried:
                 raise UnknownSegment(f"tenant {tenant!r} has no segment {segment!r}")
-            if session is not None and not ids:
+            if session is not None and not ids and not retried:
                 raise UnknownSession(
                     f"tenant {tenant!r} has no session {session!r}; list them with "
                     "`voxmem sessions --tenant ...` (AudioMemory.sessions)"
@@ -712,7 +731,7 @@ class AudioMemory:
         if job is not None:
             self.forgetting.run(job, claimed=True)
         earlier = self.forgetting.resume(tenant)
-        return len(ids) + sum(len(j.segments) for j in earlier if j.selector == asked)
+        return resumed + len(ids) + sum(len(j.segments) for j in earlier if j.selector == asked)
 
     # -- maintenance -------------------------------------------------------------------
 
@@ -791,6 +810,9 @@ def _checked(tenant: object, session: object, role: str = "unknown") -> str:
 def _check_session(session: object) -> None:
     if not isinstance(session, str) or not session.strip():
         raise ValueError("every write names a session (a conversation id): pass session='...'")
+    if "\x00" in session:
+        # PostgreSQL cannot store it, and no catalog should differ on what it accepts
+        raise ValueError("a session id must not contain NUL characters")
 
 
 __all__ = [

@@ -52,6 +52,7 @@ async def serve(root: Path, catalog: str, chroma: str, speech: dict[str, str]) -
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     async with agent:
+        await asyncio.to_thread(agent.warm_up)  # as voxmem serve does
         await server.start()
         print(f"PORT {server.port}", flush=True)
         await stop.wait()

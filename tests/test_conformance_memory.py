@@ -145,6 +145,22 @@ def test_asking_again_finishes_a_forget_whatever_its_first_step_erased(
     assert all(gone not in index.ids("t", space) for space in SPACES)
 
 
+def test_asking_a_session_forget_again_also_forgets_what_was_stored_since(
+    tmp_path: Path,
+) -> None:
+    memory, catalog, index = _fake_memory(tmp_path)
+    first = _add(memory, "s1", 1)
+    keep = _add(memory, "s2", 2)
+    index.failing = IndexUnavailable("the engine is away")
+    with pytest.raises(ForgetPending):
+        memory.forget("t", session="s1")
+    index.failing = None
+    later = _add(memory, "s1", 3)  # stored in the session while its forget was pending
+    assert memory.forget("t", session="s1") == 2
+    assert [s.id for s in memory.list("t")] == [keep]
+    assert not {first, later} & index.ids("t", "text") and catalog.forget_jobs() == []
+
+
 def test_a_forget_that_keeps_failing_never_keeps_the_memory_from_opening(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -89,25 +89,38 @@ def test_the_command_copies_and_checks(tmp_path: Path) -> None:
     source = open_fake(tmp_path / "a")
     ids = _fill(source)
     source.close()
+    # the environment names the source's engines: the target must use none of them
+    env = {
+        "VOXMEM_CHROMA__PATH": str(tmp_path / "a" / "chroma"),
+        "VOXMEM_CATALOG__AUDIO_DIR": str(tmp_path / "a" / "audio"),
+    }
+    before = sorted((tmp_path / "a" / "audio").rglob("*.flac"))
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
     run = CliRunner().invoke(
-        app,
-        [
-            "migrate",
-            "--data-dir",
-            str(tmp_path / "a"),
-            "--to-data-dir",
-            str(tmp_path / "b"),
-            "-t",
-            "acme",
-        ],
+        app, ["migrate", "--data-dir", a, "--to-data-dir", b, "-t", "acme"], env=env
     )
     assert run.exit_code == 0, run.output
     assert (
         "copied acme: 2 segments, 2 speakers, 2 recordings, 1 items; 2 turns checked" in run.output
     )
+    assert sorted((tmp_path / "a" / "audio").rglob("*.flac")) == before
+    assert len(list((tmp_path / "b" / "audio").rglob("*.flac"))) == 2
+    assert (tmp_path / "b" / "chroma" / "chroma.sqlite3").exists()
     target = open_fake(tmp_path / "b")
     assert target.tenants() == ["acme"] and target.get("acme", ids["acme/tue"]).transcript
-    again = CliRunner().invoke(
-        app, ["migrate", "--data-dir", str(tmp_path / "a"), "--to-data-dir", str(tmp_path / "b")]
-    )
+    again = CliRunner().invoke(app, ["migrate", "--data-dir", a, "--to-data-dir", b])
     assert again.exit_code == 1 and again.output.startswith("MigrationError:"), again.output
+    same = CliRunner().invoke(app, ["migrate", "--data-dir", a, "--to-data-dir", a])
+    assert same.exit_code == 1 and "the source's own data folder" in same.output, same.output
+
+
+def test_a_failed_copy_leaves_nothing_behind(tmp_path: Path) -> None:
+    source = open_fake(tmp_path / "a")
+    ids = _fill(source)
+    source.files.path("acme", ids["acme/tue"]).unlink()  # one turn's audio is lost
+    target = open_fake(tmp_path / "b")
+    with pytest.raises(MigrationError, match="nothing of it was kept"):
+        migrate(source, target, ["acme"])
+    assert target.tenants() == []
+    (copy,) = migrate(source, target, ["globex"])  # the others still copy
+    assert copy.ok

@@ -62,17 +62,19 @@ def engines(tmp_path: Path, pg: PgServer) -> Iterator[tuple[str, str]]:
 
 @contextlib.contextmanager
 def _server(root: Path, catalog: str, chroma: str) -> Iterator[str]:
+    root.mkdir(parents=True, exist_ok=True)
+    log = open(root / "stderr.log", "w")  # read on failure; a pipe nobody reads would fill
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.serve_child", str(root), catalog, chroma, json.dumps(SPEECH)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=log,
         text=True,
     )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
-        assert line.startswith("PORT"), line + (proc.stderr.read() if proc.stderr else "")
+        assert line.startswith("PORT"), line + (root / "stderr.log").read_text()
         yield f"ws://127.0.0.1:{line.split()[1]}/v1/realtime"
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -81,6 +83,7 @@ def _server(root: Path, catalog: str, chroma: str) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        log.close()
 
 
 async def _say(url: str, text: str) -> dict[str, Any]:
@@ -135,6 +138,9 @@ async def test_two_server_processes_share_one_memory(
         await _say(two, MARCO["2200"])
         _wait_for_turn(catalog, "four thousand")
         _wait_for_turn(catalog, "two thousand")
+        fact = next(
+            s.id for s in catalog.segments("acme", vectors=False) if "four thousand" in s.transcript
+        )
 
         # process two knows Dana's voice (named on one) and finds what she said there
         r = await _say(two, DANA["250"])
@@ -155,6 +161,13 @@ async def test_two_server_processes_share_one_memory(
             await c.append(spoken(_tone(DANA["110"]), seconds=0.6))
             await c.until(lambda e: e["type"] == "response.done" and e is not c.seen[0], timeout=30)
         _wait_for_turn(catalog, "four thousand", present=False)
+        from voxmem.memory.index import ChromaIndex
+        from voxmem.settings import ChromaSettings
+
+        vectors = ChromaIndex(ChromaSettings(url=chroma_url), tmp_path / "unused")
+        for space in SPACES:  # nor is anything of it left on the Chroma server
+            assert fact not in vectors.ids("acme", space), space
+        vectors.close()
         # ... is honoured on process one: her fact is gone, Marco's is kept
         r = await _say(one, MARCO["2250"])
         assert r["recalled"] is not None, r

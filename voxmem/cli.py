@@ -328,15 +328,22 @@ def migrate(
     then check the copy: counts, and for a sample of turns their vectors and audio."""
     from voxmem.memory import AudioMemory
     from voxmem.memory.migrate import migrate as copy_memory
+    from voxmem.settings import CatalogSettings, ChromaSettings
 
     source = _memory(data_dir)
+    # the target is what these options say, and nothing of the environment's VOXMEM_*
+    # (which names the source)
     target_settings = _call(
-        lambda: Settings(
-            data_dir=to_data_dir,
-            chroma={"url": to_chroma_url} if to_chroma_url else {"path": to_data_dir / "chroma"},
-            catalog={"url": to_catalog_url, "audio": to_audio, "audio_dir": to_audio_dir}
-            if to_catalog_url
-            else {},
+        lambda: source.settings.model_copy(
+            update={
+                "data_dir": to_data_dir,
+                "chroma": ChromaSettings(url=to_chroma_url, path=to_data_dir / "chroma"),
+                "catalog": CatalogSettings.model_validate(
+                    {"url": to_catalog_url, "audio": to_audio, "audio_dir": to_audio_dir}
+                    if to_catalog_url
+                    else {}
+                ),
+            }
         )
     )
     target = _call(lambda: AudioMemory(target_settings))

@@ -67,8 +67,10 @@ class AudioEncoder(ABC):
 
 
 class ScoredLabel(Protocol):
-    label: str
-    score: float
+    @property
+    def label(self) -> str: ...
+    @property
+    def score(self) -> float: ...
 
 
 class LabellingEncoder(AudioEncoder):
