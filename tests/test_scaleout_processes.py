@@ -63,7 +63,7 @@ def engines(tmp_path: Path, pg: PgServer) -> Iterator[tuple[str, str]]:
 @contextlib.contextmanager
 def _server(root: Path, catalog: str, chroma: str) -> Iterator[str]:
     root.mkdir(parents=True, exist_ok=True)
-    log = open(root / "stderr.log", "w")  # read on failure; a pipe nobody reads would fill
+    log = open(root / "stderr.log", "w")  # noqa: SIM115 (closed below; a pipe nobody reads fills)
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.serve_child", str(root), catalog, chroma, json.dumps(SPEECH)],
         cwd=ROOT,
