@@ -19,6 +19,18 @@ def clip_cache(pytestconfig: pytest.Config) -> ClipCache:
     return ClipCache(pytestconfig.cache.mkdir("voxmem-synth"))
 
 
+@pytest.fixture
+def clips_tmpdir(tmp_path: Path, clip_cache: ClipCache) -> Path:
+    """A TMPDIR for a ``voxmem demo`` or ``benchmarks run voice`` process, whose clip
+    cache (``voxmem-agent-bench-clips`` in the temporary folder) is then this session's
+    clip cache: the agent script's lines that the agent tests rendered are reused."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    clip_cache.root.mkdir(parents=True, exist_ok=True)
+    (folder / "voxmem-agent-bench-clips").symlink_to(clip_cache.root, target_is_directory=True)
+    return folder
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No VOXMEM_* variable of the developer's shell leaks into a test, nor a .env."""

@@ -395,26 +395,67 @@ def _bench(*args: str, cache: Path, timeout: int = 900) -> subprocess.CompletedP
     )
 
 
-def test_the_command_lists_it_and_rejects_bad_input(tmp_path: Path) -> None:
-    assert "contextdialog" in _bench("list", cache=tmp_path).stdout
+def _bench_here(*args: str, cache: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``benchmarks ARGS`` through the command's own code in this process (a new process
+    would import the stack again); its exit code and what it printed."""
+    from types import SimpleNamespace
+
+    from typer.testing import CliRunner
+
+    from voxmem.benchmarks.cli import app
+
+    monkeypatch.setenv("VOXMEM_CACHE_DIR", str(cache))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    result = CliRunner().invoke(app, list(args))
+    # what a process would print as a traceback, and exit 1 with
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return SimpleNamespace(returncode=result.exit_code, stdout=result.output)
+
+
+def test_the_command_lists_it_and_rejects_bad_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert "contextdialog" in _bench_here("list", cache=tmp_path, monkeypatch=monkeypatch).stdout
     utts = _utterances()
     utts[1]["from"] = "bot"
     folder = _jsonl_folder(tmp_path / "data", utts)
     run = ("run", "contextdialog", "--out", str(tmp_path / "out"))
+    # the executable itself, once
     proc = _bench(*run, "--data-dir", str(folder), cache=tmp_path)
     assert proc.returncode == 1
     assert "BenchmarkDataError" in proc.stdout and "from 'bot'" in proc.stdout
-    proc = _bench(*run, "--retrievers", "dense,nope", "--data-dir", str(folder), cache=tmp_path)
+    proc = _bench_here(
+        *run,
+        "--retrievers",
+        "dense,nope",
+        "--data-dir",
+        str(folder),
+        cache=tmp_path,
+        monkeypatch=monkeypatch,
+    )
     assert proc.returncode == 1 and "unknown retriever(s) nope" in proc.stdout
-    proc = _bench(*run, "--split", "test_often", cache=tmp_path)
+    proc = _bench_here(*run, "--split", "test_often", cache=tmp_path, monkeypatch=monkeypatch)
     assert proc.returncode == 1 and "unknown split test_often" in proc.stdout
 
 
 @pytest.mark.models
-def test_quick_run_end_to_end(tmp_path: Path, pytestconfig: pytest.Config) -> None:
+def test_quick_run_end_to_end(
+    tmp_path: Path, pytestconfig: pytest.Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # in this process (the executable itself is run by the test above): the shipped
+    # models this session has loaded already are reused
     cache = Path(pytestconfig.cache.mkdir("voxmem-bench"))
-    proc = _bench("run", "contextdialog", "--quick", "--out", str(tmp_path), cache=cache)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    proc = _bench_here(
+        "run",
+        "contextdialog",
+        "--quick",
+        "--out",
+        str(tmp_path),
+        cache=cache,
+        monkeypatch=monkeypatch,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]
     folder = tmp_path / "contextdialog"
     result = json.loads((folder / "results.json").read_text())
     assert result["benchmark"] == "contextdialog" and "mini" in result["edition"]

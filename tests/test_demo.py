@@ -13,16 +13,22 @@ from tests.conftest import VENV_BIN
 
 @pytest.mark.models
 @pytest.mark.synth
-def test_demo_talks_to_a_served_agent_end_to_end() -> None:
+def test_demo_talks_to_a_served_agent_end_to_end(clips_tmpdir: Path) -> None:
     """A real ``voxmem serve`` process on loopback, the scripted conversation spoken
-    into it in real time: every turn answered with audio, recall answered from memory."""
+    into it in real time: every turn answered with audio, recall answered from memory.
+    (Its callers' clips come from the session's clip cache, see ``clips_tmpdir``.)"""
     proc = subprocess.run(
         [str(VENV_BIN / "voxmem"), "demo"],
         capture_output=True,
         text=True,
         timeout=900,
         check=False,
-        env={"PATH": "/usr/bin:/bin", "COLUMNS": "200", "HOME": str(Path.home())},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "COLUMNS": "200",
+            "HOME": str(Path.home()),
+            "TMPDIR": str(clips_tmpdir),
+        },
     )
     out = proc.stdout
     assert proc.returncode == 0, (out + proc.stderr)[-3000:]

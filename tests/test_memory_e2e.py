@@ -5,13 +5,17 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from tests.conftest import VENV_BIN
 from voxmem.audio import write_wav
 from voxmem.benchmarks.synth import ClipCache, Utterance
 from voxmem.benchmarks.synth.conversation import conversation
+from voxmem.cli import app
 from voxmem.memory import AudioMemory
 from voxmem.settings import Settings
 
@@ -75,7 +79,7 @@ def test_cli_ingest_speakers_forget(tmp_path: Path, meeting: Path) -> None:
         VOXMEM_DATA_DIR=str(tmp_path / "data"), VOXMEM_CACHE_DIR=str(tmp_path / "c"), COLUMNS="200"
     )
 
-    def voxmem(*args: str) -> subprocess.CompletedProcess[str]:
+    def voxmem_process(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [str(VENV_BIN / "voxmem"), *args],
             capture_output=True,
@@ -85,7 +89,17 @@ def test_cli_ingest_speakers_forget(tmp_path: Path, meeting: Path) -> None:
             check=False,
         )
 
-    out = voxmem("ingest", str(meeting), "--tenant", "acme", "--session", "s1")
+    def voxmem(*args: str) -> Any:
+        """The command's own code in this process, in the same environment (a new process
+        for each would import the stack again: the executable runs the ingest and the
+        forget)."""
+        result = CliRunner().invoke(app, list(args), env=env)
+        # what a process would print as a traceback, and exit 1 with
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return SimpleNamespace(returncode=result.exit_code, stdout=result.output)
+
+    out = voxmem_process("ingest", str(meeting), "--tenant", "acme", "--session", "s1")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "budget" in out.stdout.lower() and "meeting.wav" in out.stdout
     listed = voxmem("speakers", "list", "--tenant", "acme")
@@ -97,7 +111,7 @@ def test_cli_ingest_speakers_forget(tmp_path: Path, meeting: Path) -> None:
     assert bad.returncode == 1 and "no audio file" in bad.stdout
     unknown = voxmem("stats", "--tenant", "nobody")
     assert unknown.returncode == 1 and "UnknownTenant" in unknown.stdout
-    gone = voxmem("forget", "--tenant", "acme", "--speaker", "dana")
+    gone = voxmem_process("forget", "--tenant", "acme", "--speaker", "dana")
     assert gone.returncode == 0 and "forgot 1 segment" in gone.stdout
     assert voxmem("speakers", "list", "--tenant", "acme").stdout.count("spk_") == 2
     assert voxmem("verify", "--no-repair").returncode == 0

@@ -4,6 +4,7 @@ callers streaming synthetic speech in real time, and the report they produce."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -14,13 +15,15 @@ from tests.conftest import VENV_BIN
 
 @pytest.mark.models
 @pytest.mark.synth
-def test_voice_benchmark_quick_end_to_end(tmp_path: Path) -> None:
+def test_voice_benchmark_quick_end_to_end(tmp_path: Path, clips_tmpdir: Path) -> None:
+    # its callers' clips come from the session's clip cache (see ``clips_tmpdir``)
     proc = subprocess.run(
         [str(VENV_BIN / "benchmarks"), "run", "voice", "--quick", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=400,
         check=False,
+        env={**os.environ, "TMPDIR": str(clips_tmpdir)},
     )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     folder = tmp_path / "voice"
