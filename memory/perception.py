@@ -98,7 +98,7 @@ class Perception:
         self, audio: Audio, hotwords: str | None = None, require_speech: bool = False
     ) -> list[PerceivedTurn]:
         """Speaker turns with everything the memory keeps. ``hotwords`` (names the
-        listener expects) bias the ASR where the transcriber supports it. Audio with no
+        listener expects) go to the ASR where the transcriber takes them. Audio with no
         speech gives no turns, or raises :class:`NoSpeech` with ``require_speech``."""
         turns = self.diarizer(audio)
         if not turns and require_speech:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,14 +66,18 @@ class WhisperTranscriber:
         self.beam_size = beam_size
         self.language = "en" if model.variant and model.variant.endswith(".en") else language
 
-    #: ``transcribe`` takes ``hotwords``: words to favour (the names of known speakers)
+    #: ``transcribe`` takes ``hotwords``: the names of known speakers, spelled as given
     supports_hotwords = True
     #: ``clip_text`` is a quick decode of a short clip (no word times)
     supports_clip_text = True
 
     def transcribe(self, audio: Audio, hotwords: str | None = None) -> Transcript:
-        """Text, language and word times. ``hotwords`` biases decoding towards words the
-        caller expects (known names), as whisper's prompt does."""
+        """Text, language and word times. ``hotwords`` (comma-separated names the caller
+        expects) are spelled as given where whisper heard them with a trailing s ("what
+        did Marcos say" with Marco known). The decoder itself is not
+        biased towards them: faster-whisper's ``hotwords`` prompt did fix those names, but
+        it also turned ordinary words into near-names ("Marqueting team" for "marketing
+        team" with Marco known) and changed others ("sound said" for "sound sad")."""
         if audio.sample_rate != self.sample_rate:
             raise InvalidAudio(
                 f"ASR needs {self.sample_rate} Hz audio, got {audio.sample_rate};"
@@ -85,7 +90,6 @@ class WhisperTranscriber:
             word_timestamps=True,
             vad_filter=True,
             condition_on_previous_text=False,
-            hotwords=hotwords or None,
         )
         words: list[Word] = []
         texts = []
@@ -95,7 +99,14 @@ class WhisperTranscriber:
                 Word(w.word.strip(), float(w.start), float(w.end), float(w.probability))
                 for w in (seg.words or [])
             ]
-        return Transcript(" ".join(t for t in texts if t), info.language, words)
+        text = " ".join(t for t in texts if t)
+        names = _names(hotwords)
+        if names:
+            text = _spell_names(text, names)
+            words = [
+                Word(_spell_names(w.text, names), w.start, w.end, w.probability) for w in words
+            ]
+        return Transcript(text, info.language, words)
 
     def clip_text(self, audio: Audio) -> str:
         """The words of a short clip (a reference, up to 30 s), quickly: whisper's encoder
@@ -137,3 +148,23 @@ class WhisperTranscriber:
         if len(tokens) >= cap - len(prompt) - 1:
             return None
         return str(tokenizer.decode(tokens)).strip()
+
+
+def _names(hotwords: str | None) -> dict[str, str]:
+    """Each expected name heard with a trailing s ("Marcos"), and the name as given."""
+    out: dict[str, str] = {}
+    for name in (hotwords or "").split(","):
+        name = name.strip()
+        if len(name) >= 3 and name.isalpha() and not name.lower().endswith("s"):
+            out[name[0].upper() + name[1:].lower() + "s"] = name
+    return out
+
+
+def _spell_names(text: str, names: dict[str, str]) -> str:
+    """``text`` with each capitalised whole word that is a name heard with a trailing s
+    spelled as the name (lower-case words and a possessive ``Marco's`` are kept)."""
+
+    def fix(m: re.Match[str]) -> str:
+        return names.get(m.group(0), m.group(0))
+
+    return re.sub(r"(?<![\w'-])[^\W\d_]+(?![\w'-])", fix, text)
