@@ -4,6 +4,7 @@ import asyncio
 import os
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -217,6 +218,28 @@ def test_forget_erases_the_bytes(tmp_path: Path, selector: str) -> None:
     assert not (tmp_path / "mem" / "audio" / "acme" / f"{gone.id}.flac").exists()
     assert memory.get(tenant, keep).transcript == keep_mark
     assert memory.search(tenant, "text", vectors(memory, 1)["text"], 1)[0].segment.id == keep
+    assert memory.verify(repair=False).ok
+
+
+def test_a_forget_reads_the_stored_vectors_once_whatever_it_erases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Which forgotten vectors a live turn shares is asked once per forget: each ask reads
+    every stored vector (asked once per forgotten vector, a session of 100 turns at 100k
+    stored took minutes)."""
+    memory = open_fake(tmp_path / "mem")
+    for i in range(6):
+        _add(memory, "acme", "gone" if i < 4 else "keep", marker(), i + 10, freq=200 + 50 * i)
+    asks: list[int] = []
+    real = memory.catalog.shared_prefixes
+
+    def counted(prefixes: Sequence[bytes]) -> set[bytes]:
+        asks.append(len(prefixes))
+        return real(prefixes)
+
+    monkeypatch.setattr(memory.catalog, "shared_prefixes", counted)
+    assert memory.forget("acme", session="gone") == 4
+    assert len(asks) == 1 and asks[0] >= 4 * len(SPACES)
     assert memory.verify(repair=False).ok
 
 
