@@ -505,8 +505,8 @@ class VoiceAgent:
 
     def perceive_audio(self, audio: Audio, tenant: str | None = None) -> list[PerceivedTurn]:
         """VAD, diarization, ASR with word times and the four embeddings, once. The
-        tenant's known names (and the agent's) are the ASR's hot words: "what did
-        Marco say" is not written "Marcos"."""
+        tenant's known names (and the agent's) go to the ASR as hot words, which
+        spells them as given: "what did Marco say" is not written "Marcos"."""
         names = [*self.speaker_names(tenant), self.name] if tenant else [self.name]
         with self._perception.urgent():
             return self.memory.perception.perceive(audio, hotwords=", ".join(names))

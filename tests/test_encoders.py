@@ -118,17 +118,31 @@ def _wer(ref: str, hyp: str) -> float:
     return d[-1, -1] / len(r)
 
 
-def test_expected_names_heard_with_a_trailing_s_are_spelled_as_given() -> None:
-    from voxmem.memory.encoders.asr import _names, _spell_names
+def test_expected_names_heard_with_the_next_words_s_are_spelled_as_given() -> None:
+    from voxmem.memory.encoders.asr import Word, _names, _spell_names, _spell_words
 
-    names = _names("Dana, Marco, Peter, Vox, Charles, Al")
+    names = _names("Dana, Marco, Peter, Vox, Charles, Al, Carlo, Carlos, Bill, dana")
     assert _spell_names("What did Marcos say about Marco's plan?", names) == (
         "What did Marco say about Marco's plan?"
     )
-    assert _spell_names("Peters, Danas and Charles.", names) == "Peter, Dana and Charles."
-    # lower-case words, possessives, other words and parts of words are kept
-    for text in ("peters", "Marcos' dog", "the marketing team", "Marcoss", "Peterson", "Als"):
+    assert _spell_names("Peters said, and Danas spoke.", names) == "Peter said, and Dana spoke."
+    # another expected name, other following words, possessives (either apostrophe),
+    # lower-case words, parts of words and short names are kept
+    for text in (
+        "Carlos said hi",
+        "Bills are due Friday.",
+        "Marcos, say it",
+        "Marcos' dog sat",
+        "Marcos\u2019s sister",
+        "marcos said",
+        "Peterson said",
+        "Als said",
+        "Marcos",
+    ):
         assert _spell_names(text, names) == text
+    words = [Word(t, i, i + 0.5, 0.9) for i, t in enumerate(["did", "Marcos", "say?"])]
+    assert [w.text for w in _spell_words(words, names)] == ["did", "Marco", "say?"]
+    assert [w.start for w in _spell_words(words, names)] == [0, 1, 2]
 
 
 @pytest.mark.models

@@ -225,8 +225,8 @@ def test_a_forget_reads_the_stored_vectors_once_whatever_it_erases(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Which forgotten vectors a live turn shares is asked once per forget: each ask reads
-    every stored vector (asked once per forgotten vector, a session of 100 turns at 100k
-    stored took minutes)."""
+    every stored vector (asked once per forgotten vector, forgetting a session of 100
+    turns among 10k stored took 69 s instead of 48 s)."""
     memory = open_fake(tmp_path / "mem")
     for i in range(6):
         _add(memory, "acme", "gone" if i < 4 else "keep", marker(), i + 10, freq=200 + 50 * i)

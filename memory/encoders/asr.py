@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,8 +74,8 @@ class WhisperTranscriber:
 
     def transcribe(self, audio: Audio, hotwords: str | None = None) -> Transcript:
         """Text, language and word times. ``hotwords`` (comma-separated names the caller
-        expects) are spelled as given where whisper heard them with a trailing s ("what
-        did Marcos say" with Marco known). The decoder itself is not
+        expects) are spelled as given where whisper joined the s of the next word to
+        them ("what did Marcos say" with Marco known). The decoder itself is not
         biased towards them: faster-whisper's ``hotwords`` prompt did fix those names, but
         it also turned ordinary words into near-names ("Marqueting team" for "marketing
         team" with Marco known) and changed others ("sound said" for "sound sad")."""
@@ -103,9 +104,7 @@ class WhisperTranscriber:
         names = _names(hotwords)
         if names:
             text = _spell_names(text, names)
-            words = [
-                Word(_spell_names(w.text, names), w.start, w.end, w.probability) for w in words
-            ]
+            words = _spell_words(words, names)
         return Transcript(text, info.language, words)
 
     def clip_text(self, audio: Audio) -> str:
@@ -150,21 +149,51 @@ class WhisperTranscriber:
         return str(tokenizer.decode(tokens)).strip()
 
 
+#: what may touch a word (apostrophes, hyphens): a word so joined is left alone
+_JOINED = "'\u2019\u2018\u2010\u2011-"
+_WORD = re.compile(rf"(?<![\w{_JOINED}])[^\W\d_]+(?![\w{_JOINED}])")
+_S_WORD = re.compile(r"\s+[sS]")
+
+
+def _fold(word: str) -> str:
+    return unicodedata.normalize("NFC", word).casefold()
+
+
 def _names(hotwords: str | None) -> dict[str, str]:
-    """Each expected name heard with a trailing s ("Marcos"), and the name as given."""
+    """Each expected one-word name heard with the s of a following word joined to it
+    ("Marcos say" for "Marco say"), folded, and the name as given. A form that is
+    itself an expected name (Carlos beside Carlo) is not a mishearing."""
+    names = [unicodedata.normalize("NFC", n.strip()) for n in (hotwords or "").split(",")]
+    names = [n for n in names if len(n) >= 3 and n.isalpha()]
+    known = {_fold(n) for n in names}
     out: dict[str, str] = {}
-    for name in (hotwords or "").split(","):
-        name = name.strip()
-        if len(name) >= 3 and name.isalpha() and not name.lower().endswith("s"):
-            out[name[0].upper() + name[1:].lower() + "s"] = name
+    for n in names:
+        if not _fold(n).endswith("s") and _fold(n) + "s" not in known:
+            out.setdefault(_fold(n) + "s", n if n[0].isupper() else n[0].upper() + n[1:])
     return out
 
 
 def _spell_names(text: str, names: dict[str, str]) -> str:
-    """``text`` with each capitalised whole word that is a name heard with a trailing s
-    spelled as the name (lower-case words and a possessive ``Marco's`` are kept)."""
+    """``text`` with each capitalised whole word that is an expected name heard with the
+    next word's s joined to it, and followed by a word beginning with s ("What did
+    Marcos say"), spelled as the name. Anything else is kept: "Bills are due", a
+    possessive "Marcos' dog", lower-case words. (A plural of a name before an s-word,
+    "Roses smell sweet" with Rose known, is respelled too.)"""
 
     def fix(m: re.Match[str]) -> str:
-        return names.get(m.group(0), m.group(0))
+        word = m.group(0)
+        if not word[0].isupper() or not _S_WORD.match(text, m.end()):
+            return word
+        return names.get(_fold(word), word)
 
-    return re.sub(r"(?<![\w'-])[^\W\d_]+(?![\w'-])", fix, text)
+    return _WORD.sub(fix, text)
+
+
+def _spell_words(words: list[Word], names: dict[str, str]) -> list[Word]:
+    """:func:`_spell_names` for whisper's words (each with its following word)."""
+    out = []
+    for i, w in enumerate(words):
+        after = words[i + 1].text if i + 1 < len(words) else ""
+        text = _spell_names(f"{w.text} {after}", names)[: -len(after) or None].rstrip()
+        out.append(Word(text, w.start, w.end, w.probability) if text != w.text else w)
+    return out
