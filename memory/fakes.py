@@ -545,7 +545,7 @@ class MemoryIndex:
                 if any(v.tobytes().startswith(n) for n in needles)
             }
 
-    def release(self) -> None:
+    def release(self, settle: bool = False) -> None:
         self._check()
 
     def close(self) -> None:

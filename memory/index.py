@@ -44,8 +44,11 @@ T = TypeVar("T")
 UPSERT_BATCH = 4000
 #: seconds without a new orphan graph folder before compaction trusts the disk
 ORPHAN_SETTLE_S = 0.3
-#: seconds to let the index's background writes land before reading its files
+#: seconds without any change to the index's files before they are trusted to hold
+#: what this process wrote (Chroma writes graphs out from background tasks)
 INDEX_SETTLE_S = 0.3
+#: the longest wait for the index's files to settle
+SETTLE_TIMEOUT_S = 60.0
 
 
 def collection_name(tenant: str, space: str) -> str:
@@ -202,8 +205,10 @@ class ChromaIndex:
         os.replace(tmp, self.path / ".voxmem-generation")
         self._generation = gen
 
-    def release(self) -> None:
-        """Let go of the client and everything it holds; the next operation reconnects."""
+    def release(self, settle: bool = False) -> None:
+        """Let go of the client and everything it holds; the next operation reconnects.
+        With ``settle`` (embedded mode), return only once the graphs Chroma writes out
+        when it lets go have landed: no file of the index changed for a while."""
         import gc
 
         with self._lock.exclusive():
@@ -214,6 +219,8 @@ class ChromaIndex:
             SharedSystemClient.clear_system_cache()
             gc.collect()
             self._generation = -1  # forces a reload on the next access
+        if settle and self.mode == "embedded":
+            _wait_quiet(self.path)
 
     def _reload(self) -> None:
         from chromadb.api.client import SharedSystemClient
@@ -483,7 +490,7 @@ class ChromaIndex:
             return set()
         import sqlite3
 
-        time.sleep(INDEX_SETTLE_S)  # let Chroma's background writes land first
+        _wait_quiet(self.path)  # let Chroma's background writes land first
         owner: dict[str, str] = {}
         db = self.path / "chroma.sqlite3"
         if db.exists():
@@ -523,6 +530,32 @@ def erase_embedded(path: Path) -> None:
         if f.is_file():
             _zero(f)
     shutil.rmtree(path)
+
+
+def _snapshot(path: Path) -> set[tuple[str, int, int]]:
+    out = set()
+    for f in path.rglob("*"):
+        with contextlib.suppress(FileNotFoundError):
+            st = f.stat()
+            out.add((str(f), st.st_size, st.st_mtime_ns))
+    return out
+
+
+def _wait_quiet(path: Path, quiet_s: float = INDEX_SETTLE_S) -> None:
+    """Wait until no file under ``path`` has appeared, changed or gone for ``quiet_s``
+    (at most SETTLE_TIMEOUT_S): a fixed sleep is too short on a busy machine."""
+    if not path.exists():
+        return
+    deadline = time.monotonic() + SETTLE_TIMEOUT_S
+    last = _snapshot(path)
+    quiet_since = time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(min(0.05, quiet_s))
+        now = _snapshot(path)
+        if now != last:
+            last, quiet_since = now, time.monotonic()
+        elif time.monotonic() - quiet_since >= quiet_s:
+            return
 
 
 def _erase_orphans(path: Path, live: set[str]) -> bool:

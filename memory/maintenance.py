@@ -89,7 +89,10 @@ class Maintenance:
             for space in ALL_SPACES:
                 self.index.drop(tenant, space)
         self.index.purge()
-        self.index.release()
+        # letting go writes out what this process held (Chroma does it in the background,
+        # into the dropped collections' folders too): wait for it, so that the new
+        # process's purge finds those folders
+        self.index.release(settle=True)
         index_path = getattr(self.index, "path", self.root / "chroma")
         proc = subprocess.run(
             [
