@@ -491,6 +491,9 @@ class MemoryIndex:
             for i in ids:
                 col.pop(i, None)
 
+    def erase(self, tenant: str, space: str, ids: Iterable[str]) -> None:
+        self.delete(tenant, space, ids)  # a deleted entry leaves nothing behind here
+
     def query(
         self,
         tenant: str,

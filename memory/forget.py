@@ -10,11 +10,16 @@ same transaction that hides those segments from every read. Then the job runs:
            nothing else is left. Everything is decided inside that transaction, so a
            turn another thread or process stores meanwhile keeps its tenant row,
            speaker, FLAC and vectors.
-  index    the segments' entries are deleted from the index; the catalog's WAL is
-           folded back so the deleted rows leave its files.
-  compact  the tenant's collections (only that tenant's) are rebuilt, in a fresh
-           process when the index is embedded, and the index files are checked for
-           the forgotten vectors' bytes.
+  index    the segments' entries are erased from the index: overwritten in place with
+           random vectors, then deleted, with the graphs written out (in a fresh
+           process when the index is embedded), so their vectors leave the index
+           files without a rebuild and searches meanwhile see every other turn; the
+           catalog's WAL is folded back so the deleted rows leave its files.
+  compact  the index files are checked for the forgotten vectors' bytes; where they
+           are still found, the tenants whose files hold them are rebuilt. Forgetting
+           ``everything``, or a job resumed by a process that never read the forgotten
+           vectors (after a crash), rebuilds the tenant's collections (only that
+           tenant's).
 
 A step that fails (the index server away, the catalog busy with readers) leaves the
 job where it was and raises ``ForgetPending``; the same forget asked again, opening
@@ -105,11 +110,13 @@ class Forgetting:
         index: IndexBackend,
         files: AudioStore,
         rebuild_clean: Callable[[Sequence[str]], None],
+        erase_entries: Callable[[str, Sequence[str]], None],
     ) -> None:
         self.catalog = catalog
         self.index = index
         self.files = files
         self.rebuild_clean = rebuild_clean
+        self.erase_entries = erase_entries
         #: the bytes to look for in the index files, per job this process has begun: a
         #: job asked again after a failed step no longer finds them in the catalog
         self._needles_of: dict[str, list[bytes]] = {}
@@ -165,14 +172,20 @@ class Forgetting:
                 self.catalog.scrub()
                 state = "done"  # no vector was erased: the index has nothing to lose
             if state == "index":
-                for space in ALL_SPACES:
-                    self.index.delete(job.tenant, space, job.segments)
+                if job.everything:
+                    # the tenant's collections are rebuilt (compact): what it held goes
+                    for space in ALL_SPACES:
+                        self.index.delete(job.tenant, space, job.segments)
+                else:
+                    self.erase_entries(job.tenant, job.segments)
                 self.catalog.scrub()
                 with self.catalog.write() as tx:
                     tx.set_forget_job(job.id, state="compact", owner=_me())
                 state = "compact"
             if state == "compact":
-                self._compact(job.tenant, needles)
+                # a job resumed in another process (after a crash) no longer knows the
+                # forgotten bytes to look for: the tenant's collections are rebuilt
+                self._compact(job.tenant, needles, rebuild=job.everything or not needles)
             with self.catalog.write() as tx:
                 tx.delete_forget_job(job.id)
             done = True
@@ -243,10 +256,12 @@ class Forgetting:
         prefixes = self.catalog.vector_bytes(list(job.segments[:CHECK_SEGMENTS]))
         return [p[:NEEDLE_BYTES] for p in prefixes]
 
-    def _compact(self, tenant: str, needles: list[bytes]) -> None:
-        """Rebuild the tenant's collections; then, while the index files still hold a
-        forgotten vector, rebuild the tenants whose files hold it."""
-        self.rebuild_clean([tenant])
+    def _compact(self, tenant: str, needles: list[bytes], rebuild: bool) -> None:
+        """Check that the index files hold no forgotten vector (after ``everything``,
+        rebuild the tenant's collections first); while they still do, rebuild the
+        tenants whose files hold one."""
+        if rebuild:
+            self.rebuild_clean([tenant])
         # a vector that a live turn also begins with is not a forgotten one (asked once:
         # each ask reads every stored vector)
         shared = self.catalog.shared_prefixes(needles)

@@ -378,6 +378,51 @@ class ChromaIndex:
         with self.access(write=True):
             self._on(tenant, space, False, lambda col: col.delete(ids=ids))
 
+    def erase(self, tenant: str, space: str, ids: Iterable[str]) -> None:
+        """Delete ``ids`` so that their vectors leave the collection's files, without
+        rebuilding it. A deleted HNSW entry keeps its vector in the graph file (it is only
+        marked deleted), so each entry is first overwritten in place with a random unit
+        vector, then deleted, with the collection told to write its graph out once this
+        change is applied (its sync threshold set to the change's size, then put back).
+        Chroma reads that setting when it loads the graph: where this process (or the
+        server) holds the graph already, the overwritten slots reach the files at its
+        next write out instead, so the embedded mode calls this from a fresh process."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return
+
+        def run(col: Any) -> None:
+            hnsw = (col.configuration or {}).get("hnsw") or {}
+            sync = int(hnsw.get("sync_threshold") or 1000)
+            dim = getattr(getattr(col, "_model", None), "dimension", None)
+            # set before anything loads the graph, as it is read when the graph loads:
+            # written out after as many changes as the updates and deletes of every id
+            # asked for (an id the index lacks leaves it to the check after the forget)
+            n = max(2, 2 * len(ids))
+            col.modify(configuration={"hnsw": {"sync_threshold": n, "batch_size": n}})
+            try:
+                present = list(col.get(ids=ids, include=[])["ids"])
+                if not present:
+                    return
+                if not dim:  # nothing to overwrite with: delete; the check finds the rest
+                    col.delete(ids=present)
+                    return
+                rng = np.random.default_rng()
+                for i in range(0, len(present), UPSERT_BATCH):
+                    chunk = present[i : i + UPSERT_BATCH]
+                    noise = rng.standard_normal((len(chunk), dim)).astype(np.float32)
+                    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+                    col.update(ids=chunk, embeddings=list(noise))
+                for i in range(0, len(present), UPSERT_BATCH):
+                    col.delete(ids=present[i : i + UPSERT_BATCH])
+            finally:
+                col.modify(
+                    configuration={"hnsw": {"sync_threshold": sync, "batch_size": min(100, sync)}}
+                )
+
+        with self.access(write=True):
+            self._on(tenant, space, False, run)
+
     def query(
         self,
         tenant: str,
@@ -509,7 +554,7 @@ class ChromaIndex:
         for path in self.path.rglob("*"):
             if path.is_file():
                 data = path.read_bytes()
-                if any(n in data for n in needles):
+                if contains_any(data, needles, aligned=path.suffix == ".bin"):
                     rel = path.relative_to(self.path).parts
                     found.add(owner.get(rel[0], "") if len(rel) > 1 else "")
         return found
@@ -530,6 +575,47 @@ def erase_embedded(path: Path) -> None:
         if f.is_file():
             _zero(f)
     shutil.rmtree(path)
+
+
+#: files at least this large are searched with numpy rather than once per needle
+_BIG_FILE = 1 << 20
+#: 4-byte words looked at per step of that search
+_CHUNK_WORDS = 1 << 22
+
+
+def contains_any(data: bytes, needles: Sequence[bytes], aligned: bool = False) -> bool:
+    """Whether any needle (each at least 8 bytes) occurs anywhere in ``data``.
+
+    Small inputs are searched once per needle. A large one is read as 32-bit words at
+    each of the four byte offsets (so every position is looked at), a word that begins
+    some needle is found through a table of the words' low 16 bits and then the whole
+    words, and each such
+    candidate is compared in full: four passes over the data whatever the needles'
+    number (an index of 100k turns holds half a gigabyte, and a forget looks for
+    hundreds of needles). ``aligned``: only positions that are a multiple of four, for
+    files made of 4-byte fields written from 4-byte-aligned memory (HNSW's ``.bin``
+    files), where a copy of a float vector can sit nowhere else."""
+    needles = [n for n in needles if n]
+    if not needles or not data:
+        return False
+    if len(data) < _BIG_FILE or min(len(n) for n in needles) < 8:
+        return any(n in data for n in needles)
+    heads = np.unique(np.frombuffer(b"".join(n[:4] for n in needles), "<u4"))
+    table = np.zeros(1 << 16, dtype=bool)  # small enough to stay in the CPU's cache
+    table[heads & 0xFFFF] = True
+    wanted = {bytes(n[:4]): [m for m in needles if m[:4] == n[:4]] for n in needles}
+    for offset in (0,) if aligned else range(4):
+        words = (len(data) - offset) // 4
+        for first in range(0, words, _CHUNK_WORDS):
+            count = min(_CHUNK_WORDS, words - first)
+            view = np.frombuffer(data, "<u4", count=count, offset=offset + 4 * first)
+            maybe = np.flatnonzero(table[view & 0xFFFF])
+            for k in maybe[np.isin(view[maybe], heads)]:
+                at = offset + 4 * (first + int(k))
+                for n in wanted.get(data[at : at + 4], ()):
+                    if data[at : at + len(n)] == n:
+                        return True
+    return False
 
 
 def _snapshot(path: Path) -> set[tuple[str, int, int]]:

@@ -148,6 +148,10 @@ class IndexBackend(Protocol):
         self, tenant: str, space: str, ids: Sequence[str], metadatas: Sequence[Metadata]
     ) -> None: ...
     def delete(self, tenant: str, space: str, ids: Iterable[str]) -> None: ...
+    def erase(self, tenant: str, space: str, ids: Iterable[str]) -> None:
+        """Delete ``ids`` so that their vectors also leave the engine's files."""
+        ...
+
     def query(
         self,
         tenant: str,

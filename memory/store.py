@@ -130,7 +130,11 @@ class AudioMemory:
         self.files = open_audio(settings, self.catalog, self.root)
         self.maintenance = Maintenance(self.catalog, self.index, self.files, self.root)
         self.forgetting = Forgetting(
-            self.catalog, self.index, self.files, self.maintenance.rebuild_clean
+            self.catalog,
+            self.index,
+            self.files,
+            self.maintenance.rebuild_clean,
+            self.maintenance.erase_clean,
         )
         self._perception = perception
         self.speaker_params = speaker_params or SpeakerParams()

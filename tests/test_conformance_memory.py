@@ -167,9 +167,11 @@ def test_a_forget_that_keeps_failing_never_keeps_the_memory_from_opening(
     from voxmem.memory.maintenance import Maintenance
     from voxmem.memory.records import StoreError
 
-    def broken(self: Maintenance, tenants: object) -> None:
-        raise StoreError("the rebuild failed")
+    def broken(self: Maintenance, *args: object) -> None:
+        raise StoreError("clearing the index failed")
 
+    # a session's forget erases its entries; forgetting everything rebuilds the tenant
+    monkeypatch.setattr(Maintenance, "erase_clean", broken)
     monkeypatch.setattr(Maintenance, "rebuild_clean", broken)
     memory, catalog, index = _fake_memory(tmp_path)
     keep, _ = _add(memory, "keep", 1), _add(memory, "gone", 2)

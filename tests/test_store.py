@@ -221,6 +221,63 @@ def test_forget_erases_the_bytes(tmp_path: Path, selector: str) -> None:
     assert memory.verify(repair=False).ok
 
 
+def test_a_forget_erases_vectors_already_written_into_the_graph_files_without_a_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past Chroma's sync threshold (1000 writes) the vectors are in the HNSW graph files,
+    where a delete only marks them: the forget overwrites them in place, and no
+    collection is rebuilt, so the other turns are found throughout."""
+    from voxmem.memory.records import NewSegment
+
+    memory = open_fake(tmp_path / "mem")
+    rng = np.random.default_rng(3)
+    clip = tone(300, 0.25)
+
+    def turn(i: int) -> NewSegment:
+        vecs = {}
+        for space, dim in memory.perception.dims.items():
+            v = rng.standard_normal(dim).astype(np.float32)
+            vecs[space] = v / np.linalg.norm(v)
+        return NewSegment(clip, f"turn {i}", vecs)
+
+    for first in range(0, 1200, 100):
+        memory.add_segments(
+            [turn(first + i) for i in range(100)], tenant="acme", session=f"s{first // 100}"
+        )
+    gone = memory.list("acme", session="s3", vectors=True)
+    needles = [s.vectors[space].tobytes()[:32] for s in gone for space in SPACES]
+    found = {Path(p).name for p, _ in scan(tmp_path / "mem" / "chroma", needles)}
+    assert "data_level0.bin" in found  # in the graph files now (and in Chroma's log)
+
+    rebuilt: list[object] = []
+    monkeypatch.setattr(memory.forgetting, "rebuild_clean", rebuilt.append)
+    assert memory.forget("acme", session="s3") == 100
+    assert scan(tmp_path / "mem", needles) == []
+    assert rebuilt == []
+    assert memory.index.count("acme", "text") == 1100
+    (keep,) = memory.list("acme", session="s7", limit=1, vectors=True)
+    assert memory.search("acme", "text", keep.vectors["text"], 1)[0].segment.id == keep.id
+    assert memory.verify(repair=False).ok
+
+
+@pytest.mark.parametrize("offset", [0, 1, 2, 3, 4097, -32])
+def test_needles_are_found_at_any_byte_in_a_large_file(offset: int) -> None:
+    from voxmem.memory.index import contains_any
+
+    rng = np.random.default_rng(offset % 97)
+    data = bytearray(rng.bytes(3_000_000))
+    needles = [rng.bytes(32) for _ in range(300)]
+    assert not contains_any(bytes(data), needles)
+    at = offset % len(data)
+    data[at : at + 32] = needles[150]
+    assert contains_any(bytes(data), needles)
+    # a file of 4-byte fields is searched at multiples of four only
+    assert contains_any(bytes(data), needles, aligned=True) == (at % 4 == 0)
+    # a needle's first four bytes alone are not a match
+    data[at + 4 : at + 32] = bytes(28)
+    assert not contains_any(bytes(data), needles)
+
+
 def test_a_forget_reads_the_stored_vectors_once_whatever_it_erases(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
