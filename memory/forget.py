@@ -11,8 +11,9 @@ same transaction that hides those segments from every read. Then the job runs:
            turn another thread or process stores meanwhile keeps its tenant row,
            speaker, FLAC and vectors.
   index    the segments' entries are erased from the index: overwritten in place with
-           random vectors, then deleted, with the graphs written out (in a fresh
-           process when the index is embedded), so their vectors leave the index
+           random vectors, then deleted, with the graphs written out by a fresh
+           process when the index is embedded (a Chroma server writes them out at
+           its next write-out of each graph), so their vectors leave the index
            files without a rebuild and searches meanwhile see every other turn; the
            catalog's WAL is folded back so the deleted rows leave its files.
   compact  the index files are checked for the forgotten vectors' bytes; where they
@@ -41,6 +42,7 @@ from typing import Any
 
 from voxmem.memory.audio_files import AudioStore
 from voxmem.memory.entries import ALL_SPACES
+from voxmem.memory.index import stored_forms
 from voxmem.memory.protocols import CatalogBackend, CatalogWrite, ForgetJob, IndexBackend
 from voxmem.memory.records import (
     CatalogBusy,
@@ -119,7 +121,7 @@ class Forgetting:
         self.erase_entries = erase_entries
         #: the bytes to look for in the index files, per job this process has begun: a
         #: job asked again after a failed step no longer finds them in the catalog
-        self._needles_of: dict[str, list[bytes]] = {}
+        self._needles_of: dict[str, list[tuple[bytes, ...]]] = {}
 
     def start(
         self,
@@ -250,13 +252,15 @@ class Forgetting:
             tx.delete_items(job.tenant, job.created_at)
             tx.drop_tenant_if_empty(job.tenant)
 
-    def _needles(self, job: ForgetJob) -> list[bytes]:
+    def _needles(self, job: ForgetJob) -> list[tuple[bytes, ...]]:
+        """Per forgotten vector (of up to CHECK_SEGMENTS turns), its first bytes in every
+        form the index files may hold it (as stored, and as Chroma normalises it)."""
         if job.state != "erase":
             return []  # the vectors are gone from the catalog: nothing to look for
-        prefixes = self.catalog.vector_bytes(list(job.segments[:CHECK_SEGMENTS]))
-        return [p[:NEEDLE_BYTES] for p in prefixes]
+        vectors = self.catalog.vector_bytes(list(job.segments[:CHECK_SEGMENTS]))
+        return [stored_forms(v, NEEDLE_BYTES) for v in vectors]
 
-    def _compact(self, tenant: str, needles: list[bytes], rebuild: bool) -> None:
+    def _compact(self, tenant: str, forms: list[tuple[bytes, ...]], rebuild: bool) -> None:
         """Check that the index files hold no forgotten vector (after ``everything``,
         rebuild the tenant's collections first); while they still do, rebuild the
         tenants whose files hold one."""
@@ -264,8 +268,8 @@ class Forgetting:
             self.rebuild_clean([tenant])
         # a vector that a live turn also begins with is not a forgotten one (asked once:
         # each ask reads every stored vector)
-        shared = self.catalog.shared_prefixes(needles)
-        needles = [n for n in needles if n not in shared]
+        shared = self.catalog.shared_prefixes([f[0] for f in forms if f])
+        needles = [n for f in forms if f and f[0] not in shared for n in f]
         for _ in range(3):
             holders = self.index.holds(needles)
             if not holders:

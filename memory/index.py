@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import logging
 import os
 import threading
 import time
@@ -40,8 +41,12 @@ from voxmem.settings import ChromaSettings
 
 __all__ = ["ChromaIndex", "IndexHit", "IndexUnavailable", "VectorIndex", "collection_name"]
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 #: below Chroma's largest accepted batch
 UPSERT_BATCH = 4000
+#: Chroma's defaults for when a collection's graph is written out, which an erase
+#: changes for its own writes and puts back
+HNSW_WRITE_DEFAULTS = {"sync_threshold": 1000, "batch_size": 100}
 #: seconds without a new orphan graph folder before compaction trusts the disk
 ORPHAN_SETTLE_S = 0.3
 #: seconds without any change to the index's files before they are trusted to hold
@@ -382,43 +387,42 @@ class ChromaIndex:
         """Delete ``ids`` so that their vectors leave the collection's files, without
         rebuilding it. A deleted HNSW entry keeps its vector in the graph file (it is only
         marked deleted), so each entry is first overwritten in place with a random unit
-        vector, then deleted, with the collection told to write its graph out once this
-        change is applied (its sync threshold set to the change's size, then put back).
-        Chroma reads that setting when it loads the graph: where this process (or the
-        server) holds the graph already, the overwritten slots reach the files at its
-        next write out instead, so the embedded mode calls this from a fresh process."""
+        vector, then deleted, with the collection set to write its graph out after every
+        batch of changes (then put back to Chroma's defaults). Chroma reads that setting
+        when it loads the graph: where this process (or the server) holds the graph
+        already, the overwritten entries reach the files at its next write-out instead,
+        so the embedded mode calls this from a fresh process."""
         ids = list(dict.fromkeys(ids))
         if not ids:
             return
 
         def run(col: Any) -> None:
-            hnsw = (col.configuration or {}).get("hnsw") or {}
-            sync = int(hnsw.get("sync_threshold") or 1000)
             dim = getattr(getattr(col, "_model", None), "dimension", None)
-            # set before anything loads the graph, as it is read when the graph loads:
-            # written out after as many changes as the updates and deletes of every id
-            # asked for (an id the index lacks leaves it to the check after the forget)
-            n = max(2, 2 * len(ids))
-            col.modify(configuration={"hnsw": {"sync_threshold": n, "batch_size": n}})
+            # before anything loads the graph: written out after each call's changes
+            col.modify(configuration={"hnsw": {"sync_threshold": 2, "batch_size": UPSERT_BATCH}})
             try:
-                present = list(col.get(ids=ids, include=[])["ids"])
+                present = [
+                    i
+                    for k in range(0, len(ids), UPSERT_BATCH)
+                    for i in col.get(ids=ids[k : k + UPSERT_BATCH], include=[])["ids"]
+                ]
                 if not present:
                     return
                 if not dim:  # nothing to overwrite with: delete; the check finds the rest
                     col.delete(ids=present)
                     return
                 rng = np.random.default_rng()
-                for i in range(0, len(present), UPSERT_BATCH):
-                    chunk = present[i : i + UPSERT_BATCH]
+                for k in range(0, len(present), UPSERT_BATCH):
+                    chunk = present[k : k + UPSERT_BATCH]
                     noise = rng.standard_normal((len(chunk), dim)).astype(np.float32)
                     noise /= np.linalg.norm(noise, axis=1, keepdims=True)
                     col.update(ids=chunk, embeddings=list(noise))
-                for i in range(0, len(present), UPSERT_BATCH):
-                    col.delete(ids=present[i : i + UPSERT_BATCH])
+                for k in range(0, len(present), UPSERT_BATCH):
+                    col.delete(ids=present[k : k + UPSERT_BATCH])
             finally:
-                col.modify(
-                    configuration={"hnsw": {"sync_threshold": sync, "batch_size": min(100, sync)}}
-                )
+                # back to Chroma's defaults, which is all voxmem creates collections with
+                # (a value read back could be one an interrupted erase left behind)
+                col.modify(configuration={"hnsw": dict(HNSW_WRITE_DEFAULTS)})
 
         with self.access(write=True):
             self._on(tenant, space, False, run)
@@ -553,7 +557,10 @@ class ChromaIndex:
         found: set[str] = set()
         for path in self.path.rglob("*"):
             if path.is_file():
-                data = path.read_bytes()
+                try:
+                    data = path.read_bytes()
+                except FileNotFoundError:  # erased meanwhile (an orphan folder)
+                    continue
                 if contains_any(data, needles, aligned=path.suffix == ".bin"):
                     rel = path.relative_to(self.path).parts
                     found.add(owner.get(rel[0], "") if len(rel) > 1 else "")
@@ -575,6 +582,29 @@ def erase_embedded(path: Path) -> None:
         if f.is_file():
             _zero(f)
     shutil.rmtree(path)
+
+
+def stored_forms(vector: bytes, prefix: int) -> tuple[bytes, ...]:
+    """The first ``prefix`` bytes of a float32 vector as a cosine collection's graph file
+    may hold it: as given, and as HNSW normalises it again when it stores it (a unit
+    vector's last bits can change), summed in order or pairwise, in float32 or in
+    double (the form as given first). A search of the index files for forgotten
+    vectors looks for each form."""
+    v = np.frombuffer(vector, np.float32)
+    if not v.size:
+        return ()
+    given = bytes(vector[:prefix])
+    forms: set[bytes] = set()
+    squares = v * v
+    sums = (
+        np.cumsum(squares, dtype=np.float32)[-1],
+        np.sum(squares, dtype=np.float32),
+        np.float32(np.sum(v.astype(np.float64) ** 2)),
+    )
+    for total in sums:
+        norm = np.float32(1.0) / (np.sqrt(np.float32(total)) + np.float32(1e-30))
+        forms.add((v * norm).astype(np.float32).tobytes()[:prefix])
+    return (given, *sorted(forms - {given}))
 
 
 #: files at least this large are searched with numpy rather than once per needle
@@ -600,6 +630,14 @@ def contains_any(data: bytes, needles: Sequence[bytes], aligned: bool = False) -
         return False
     if len(data) < _BIG_FILE or min(len(n) for n in needles) < 8:
         return any(n in data for n in needles)
+    # a needle that begins with a zero word (zero padding is everywhere in HNSW's files)
+    # would make every zero word a candidate: those few are searched for plainly
+    plain = [n for n in needles if n[:4] == bytes(4)]
+    if any(n in data for n in plain):
+        return True
+    needles = [n for n in needles if n[:4] != bytes(4)]
+    if not needles:
+        return False
     heads = np.unique(np.frombuffer(b"".join(n[:4] for n in needles), "<u4"))
     table = np.zeros(1 << 16, dtype=bool)  # small enough to stay in the CPU's cache
     table[heads & 0xFFFF] = True
@@ -618,12 +656,15 @@ def contains_any(data: bytes, needles: Sequence[bytes], aligned: bool = False) -
     return False
 
 
-def _snapshot(path: Path) -> set[tuple[str, int, int]]:
+def _snapshot(path: Path) -> set[tuple[str, int, int]] | None:
+    """Every file's name, size and time; None when the folder changed while it was read."""
     out = set()
-    for f in path.rglob("*"):
-        with contextlib.suppress(FileNotFoundError):
+    try:
+        for f in path.rglob("*"):
             st = f.stat()
             out.add((str(f), st.st_size, st.st_mtime_ns))
+    except OSError:  # a file or folder went away meanwhile
+        return None
     return out
 
 
@@ -638,10 +679,11 @@ def _wait_quiet(path: Path, quiet_s: float = INDEX_SETTLE_S) -> None:
     while time.monotonic() < deadline:
         time.sleep(min(0.05, quiet_s))
         now = _snapshot(path)
-        if now != last:
+        if now is None or now != last:
             last, quiet_since = now, time.monotonic()
         elif time.monotonic() - quiet_since >= quiet_s:
             return
+    log.warning("the index files at %s kept changing for %.0f s", path, SETTLE_TIMEOUT_S)
 
 
 def _erase_orphans(path: Path, live: set[str]) -> bool:

@@ -6,8 +6,9 @@
 ``rebuild`` recreates the tenants' collections from the catalog; ``erase`` overwrites
 and deletes the given turns' entries (one id a line on standard input) so that their
 vectors leave the graph files. Either way the index is purged after. Run by
-``Maintenance`` after a forget: a fresh process never held the forgotten vectors, and
-loads the graphs with the settings ``erase`` sets. It opens the catalog and the
+``Maintenance`` after a forget: a fresh process loads the graphs with the setting
+``erase`` sets, and a rebuilding one never held the forgotten vectors. It opens the
+catalog and the
 embedded index only (no forget jobs are resumed here: the process that started this
 one owns them).
 """
