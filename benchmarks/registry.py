@@ -82,7 +82,18 @@ def _store(
     from voxmem.benchmarks.store_bench import run_store
 
     backend = options.backend if options else "embedded"
-    return run_store(out=out, seed=seed, quick=quick, console=console, backend=backend)
+    sizes = None
+    if options and options.splits:  # --split 10000: only that many segments
+        bad = [s for s in options.splits if not s.isdigit() or int(s) < 100]
+        if bad:
+            from voxmem.errors import BenchmarkDataError
+
+            raise BenchmarkDataError(
+                f"unknown split {bad[0]!r}; the store's splits are sizes of 100 or more, "
+                "e.g. --split 10000"
+            )
+        sizes = [int(s) for s in options.splits]
+    return run_store(out=out, seed=seed, quick=quick, console=console, backend=backend, sizes=sizes)
 
 
 def _plans(

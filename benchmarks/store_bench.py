@@ -236,11 +236,17 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
 
 
 def run_store(
-    *, out: Path, seed: int, quick: bool, console: Console, backend: str = "embedded"
+    *,
+    out: Path,
+    seed: int,
+    quick: bool,
+    console: Console,
+    backend: str = "embedded",
+    sizes: list[int] | None = None,
 ) -> Report:
     if backend not in BACKENDS:
         raise ValueError(f"--backend {backend!r}: choose {' or '.join(BACKENDS)}")
-    sizes = [500, 2000] if quick else [1_000, 10_000, 100_000]
+    sizes = sizes or ([500, 2000] if quick else [1_000, 10_000, 100_000])
     queries = 30 if quick else 200
     rng = np.random.default_rng(seed)
     report = Report(
@@ -280,8 +286,10 @@ def run_store(
         "the same collections (distances only), and a plain SQL lookup of 50 rows by id; "
         "four_overhead_x = four_at_once p95 / bare_four p95 (the four bare queries run one "
         "after the other).",
-        "forget_s is forgetting one session of 100 turns, including the index compaction that "
-        "makes the bytes unrecoverable (the tenant's collections are rebuilt).",
+        "forget_s is forgetting one session of 100 turns, including what makes the bytes "
+        "unrecoverable: the turns' index entries overwritten and deleted with the graphs "
+        "written out (a fresh process in the embedded mode), the index vacuumed and its files "
+        "searched for the forgotten vectors.",
         "bytes_per_segment counts audio (0.25 s FLAC), catalog and index (with a server, the "
         "PostgreSQL tables; the Chroma server's folder is inside the run's folder).",
         "Plot: store.png.",
