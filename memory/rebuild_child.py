@@ -8,9 +8,8 @@ and deletes the given turns' entries (one id a line on standard input) so that t
 vectors leave the graph files. Either way the index is purged after. Run by
 ``Maintenance`` after a forget: a fresh process loads the graphs with the setting
 ``erase`` sets, and a rebuilding one never held the forgotten vectors. It opens the
-catalog and the
-embedded index only (no forget jobs are resumed here: the process that started this
-one owns them).
+catalog and the embedded index only (no forget jobs are resumed here: the process
+that started this one owns them).
 """
 
 from __future__ import annotations
