@@ -389,17 +389,24 @@ class ChromaIndex:
         marked deleted), so each entry is first overwritten in place with a random unit
         vector, then deleted, with the collection set to write its graph out after every
         batch of changes (then put back to Chroma's defaults). Chroma reads that setting
-        when it loads the graph: where this process (or the server) holds the graph
-        already, the overwritten entries reach the files at its next write-out instead,
-        so the embedded mode calls this from a fresh process."""
+        when it loads the graph, so the embedded mode calls this from a fresh process; a
+        server's setting is left alone, and the overwritten entries reach its files at
+        its next write-out of the graph."""
         ids = list(dict.fromkeys(ids))
         if not ids:
             return
 
+        # Only where this process loads the graph (embedded, from a fresh process): a
+        # server that loads it meanwhile would keep writing it out after every change
+        # until it let go of it, whatever was put back.
+        write_out = self.mode == "embedded"
+
         def run(col: Any) -> None:
             dim = getattr(getattr(col, "_model", None), "dimension", None)
-            # before anything loads the graph: written out after each call's changes
-            col.modify(configuration={"hnsw": {"sync_threshold": 2, "batch_size": UPSERT_BATCH}})
+            if write_out:  # before anything loads the graph: out after each call
+                col.modify(
+                    configuration={"hnsw": {"sync_threshold": 2, "batch_size": UPSERT_BATCH}}
+                )
             try:
                 present = [
                     i
@@ -422,7 +429,8 @@ class ChromaIndex:
             finally:
                 # back to Chroma's defaults, which is all voxmem creates collections with
                 # (a value read back could be one an interrupted erase left behind)
-                col.modify(configuration={"hnsw": dict(HNSW_WRITE_DEFAULTS)})
+                if write_out:
+                    col.modify(configuration={"hnsw": dict(HNSW_WRITE_DEFAULTS)})
 
         with self.access(write=True):
             self._on(tenant, space, False, run)
@@ -619,12 +627,11 @@ def contains_any(data: bytes, needles: Sequence[bytes], aligned: bool = False) -
     Small inputs are searched once per needle. A large one is read as 32-bit words at
     each of the four byte offsets (so every position is looked at), a word that begins
     some needle is found through a table of the words' low 16 bits and then the whole
-    words, and each such
-    candidate is compared in full: four passes over the data whatever the needles'
-    number (an index of 100k turns holds half a gigabyte, and a forget looks for
-    hundreds of needles). ``aligned``: only positions that are a multiple of four, for
-    files made of 4-byte fields written from 4-byte-aligned memory (HNSW's ``.bin``
-    files), where a copy of a float vector can sit nowhere else."""
+    words, and each such candidate is compared in full: four passes over the data
+    whatever the needles' number (an index of 100k turns holds half a gigabyte, and a
+    forget looks for hundreds of needles). ``aligned``: only positions that are a
+    multiple of four, for files made of 4-byte fields written from 4-byte-aligned memory
+    (HNSW's ``.bin`` files), where a copy of a float vector can sit nowhere else."""
     needles = [n for n in needles if n]
     if not needles or not data:
         return False
