@@ -99,7 +99,8 @@ _FUNCTION = """a an the this that these those some any of to in on at for from b
     und oder über von mit im am zu il lo gli di da per su o os as do da dos das no na em
     com um uma"""
 FUNCTION_WORDS = frozenset(_FUNCTION.split())
-PARTICLES = "のはがをにでともへや的了是和在关于について"
+#: particles (ja, zh, ko) a planned content phrase may keep beside its keys
+PARTICLES = "のはがをにでともへや的了是和在关于について은는이가을를에서의도와과로으"
 
 
 def resolve_planner(name: str) -> Planner:

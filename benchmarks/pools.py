@@ -44,8 +44,9 @@ TIME_LABELS = (
     "before_break",
     "after_break",
 )
-#: languages written without spaces between words: content keys are substrings there
-UNSPACED = ("ja", "zh")
+#: languages whose content keys are substrings of the text: written without spaces
+#: (ja, zh), or with particles joined to the words (ko)
+UNSPACED = ("ja", "zh", "ko")
 
 
 class PoolError(VoxmemError, ValueError):
@@ -91,14 +92,25 @@ POOLS: dict[str, Pool] = {
     p.name: p
     for p in [
         Pool(
-            "plans/test_v3",
+            "plans/test_v4",
             "test",
+            "plan",
+            "plans/test_v4.jsonl",
+            sha256="1e120afe7d2e4213d48f7185905428414e7d3b9f118721bbc3326d5f7796648a",
+            speaker_names=("Priya", "Tomasz", "Aiko", "Mateo", "Grace"),
+            note="420 instructions (70 not in English), written blind on 2026-12-03 before "
+            "the planner changes they score",
+        ),
+        Pool(
+            "plans/test_v3",
+            "dev",
             "plan",
             "plans/test_v3.jsonl",
             sha256="eee307b019129eeed8b9d1b374381590fe93ede9d67d2800a8e04c54ea52f918",
             speaker_names=("Lena", "Omar", "Beatriz", "Hiro", "Callum"),
-            note="380 instructions (63 not in English), written before the planner changes "
-            "they score",
+            note="380 instructions (63 not in English); a test pool until its figure was "
+            "reported once (5d0addd), then read to change the planner: a tuning figure "
+            "since 2026-12-03, superseded as a test by plans/test_v4",
         ),
         Pool(
             "routing/test",
