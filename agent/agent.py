@@ -46,6 +46,7 @@ from voxmem.memory.encoders.asr import Transcript
 from voxmem.memory.perception import PerceivedTurn
 from voxmem.memory.records import UnknownTenant, Word, check_tenant
 from voxmem.memory.store import AudioMemory
+from voxmem.retrievers.instruction import InstructionParser
 from voxmem.retrievers.recall import RetrievedTurn
 from voxmem.settings import Settings
 
@@ -96,7 +97,9 @@ class VoiceAgent:
         self.memory = memory
         self.settings = settings or memory.settings
         self.name = self.settings.agent.name
-        self.router = router or Router(agent_name=self.name)
+        self.router = router or Router(
+            InstructionParser(planner=self.settings.planner), agent_name=self.name
+        )
         self._responder = responder
         self._synthesizer = synthesizer_
         self.writer = MemoryWriter()

@@ -207,7 +207,46 @@ def topic(rng: np.random.Generator, split: Split) -> str:
         noun = f"{noun} {_pick(rng, _OF)} the {_pick(rng, nouns)}"
     elif r < 0.65:
         noun = f"{noun} in room {int(rng.integers(2, 500))}"
+    elif r < 0.72:
+        noun = f"{noun} {_pick(rng, nouns)} {_pick(rng, HEADS_OF_COMPOUNDS)}"
+    elif r < 0.8:
+        place = _pick(rng, PLACES, split)
+        noun = f"{noun} {_pick(rng, ['in', 'to', 'from', 'near'])} {place}"
+    elif r < 0.86:
+        return f"the {_pick(rng, PLACES, split)} {noun}"
+    elif r < 0.92:
+        verb = _pick(rng, GERUNDS, split)
+        return f"{verb} {_pick(rng, ['the', 'a', 'our', 'my', 'a new'])} {noun}"
     return f"{det} {noun}".strip()
+
+
+HEADS_OF_COMPOUNDS = [
+    "time",
+    "policy",
+    "rate",
+    "plan",
+    "list",
+    "schedule",
+    "date",
+    "code",
+    "hours",
+    "situation",
+]
+PLACES = _phrases(
+    """
+    Oslo | Lisbon | Portugal | Berlin | Nairobi | Osaka | Toronto | Lima | Prague | Cairo
+    | Seattle | Dublin | Manila | Chile | Vienna | Hanoi | Denver | Krakow | Ghana |
+    Melbourne | Quebec | Sicily | Bristol | Austin | Kyoto | Marseille | Accra | Bogota |
+    Madrid | Iceland
+    """
+)
+GERUNDS = _phrases(
+    """
+    adopting | resetting | fixing | booking | cancelling | renewing | selling | buying |
+    painting | moving | returning | replacing | upgrading | cleaning | hiring | renting |
+    insuring | shipping | printing | planning
+    """
+)
 
 
 #: topics that share a word with a style or sound; asked for as content, not as sound
@@ -379,6 +418,31 @@ STYLE_ADV: dict[str, list[str]] = {
         """
     ),
 }
+#: a style said as what the speaker was doing ("whispering", "yelled")
+STYLE_VERBS: dict[str, list[str]] = {
+    "sad": _phrases("sounding down | moping | sighing sadly | close to tears | grieving"),
+    "excited": _phrases("beaming | cheering | gushing | buzzing with excitement | squealing"),
+    "angry": _phrases("ranting | fuming | snapping | raging | losing it | blowing up"),
+    "whisper": _phrases(
+        "whispering | whispered | murmuring | murmured | speaking under their breath"
+    ),
+    "fast": _phrases("rushing | rattling on | racing through it | gabbling | speed-talking"),
+    "slow": _phrases("drawling | dragging the words out | taking their time | plodding"),
+    "monotone": _phrases("droning | droning on | speaking flatly | reading it flat"),
+    "high": _phrases("squeaking | piping up | speaking in falsetto"),
+    "low": _phrases("rumbling | growling low | speaking in a deep rumble"),
+    "neutral": _phrases("speaking normally | just talking plainly | speaking evenly"),
+    "crying": _phrases("crying | sobbing | cried | weeping | in tears | bawling | tearing up"),
+    "laughing": _phrases("laughing | giggling | laughed | chuckling | cracking up | in stitches"),
+    "shouting": _phrases("shouting | yelling | yelled | screaming | hollering | bellowing"),
+}
+#: frames where the style comes before what is asked for, or is the verb
+STYLE_VERB_FRAMES = _phrases(
+    """
+    every time {s} was {v} | {s} {v} | when {s} was {v} | the clips of {s} {v} | moments
+    of {s} {v} | find {s} {v} | where {s} is {v}
+    """
+)
 STYLE_FRAMES = _phrases(
     """
     sounding {a} | in a {a} voice | in a {a} tone | with a {a} delivery | in a {a} way |
@@ -594,6 +658,78 @@ REFERENCE_CONTENT = _phrases(
     """
 )
 
+#: the reference clip as a question or a dialogue, in words a request may use
+REF_CLIP = _phrases(
+    """
+    this clip | the clip | this recording | the recording | this audio | the attached
+    audio | the query audio | this sample | the sample | this voice note | my voice memo
+    | the audio I sent | the example | this snippet | the reference | what I just played
+    | this message | the given audio | the provided clip | this one
+    """
+)
+REF_QUESTION = _phrases(
+    """
+    the question | the query | what is asked | the thing being asked | the enquiry | the
+    spoken question | the question posed | what I'm asking | the question raised | the
+    request
+    """
+)
+REF_FRAMES = _phrases(
+    """
+    the answer to {q} in {c} | whatever answers {q} in {c} | the reply to {q} in {c} |
+    the part that resolves {q} in {c} | a response that addresses {q} in {c} | the
+    passage that responds to {q} in {c} | where {q} in {c} gets answered | the spot
+    where {q} in {c} is answered | the turn that satisfies {q} in {c} | something that
+    explains {q} in {c} | the information {q} in {c} is after | what answers {c} | where
+    {c} gets answered | the reply to {c} | the line that comes after {c} | what was said
+    next after {c} | the turn following {c} | what the other person said back to {c} |
+    how the other side responded to {c} | the rest of the exchange in {c} | the second
+    half of {c} | a fitting reply to {c} | the natural continuation of {c} | where {c}
+    leaves off and what follows | the next thing said after {c} | the follow-up to {c} |
+    a plausible next turn for {c} | how the dialogue in {c} goes on | what comes after
+    {c} in the conversation | the response to {c}
+    """
+)
+
+
+def reference_phrase(rng: np.random.Generator, split: Split) -> str:
+    """Content taken from the reference clip, worded with the clip and the question."""
+    if rng.random() < 0.4:
+        return _pick(rng, REFERENCE_CONTENT, split)
+    frame = _pick(rng, REF_FRAMES, split)
+    return frame.format(q=_pick(rng, REF_QUESTION, split), c=_pick(rng, REF_CLIP, split))
+
+
+#: "nothing asked" said out loud: no constraint, the instruction's own wording (O)
+ANY_SAID: dict[str, list[str]] = {
+    "speaker": _phrases(
+        """
+        any speaker | whoever it is | regardless of who is speaking | never mind whose
+        voice it is | from anyone | it doesn't matter who said it | by anybody | any
+        voice | no matter who | whoever said it | from any person
+        """
+    ),
+    "style": _phrases(
+        """
+        any mood | in any tone | doesn't matter how it sounds | however it was said | no
+        matter the tone | whatever the mood | in whatever voice | any delivery
+        """
+    ),
+    "environment": _phrases(
+        """
+        any background | wherever it was recorded | whatever the background | no matter
+        the surroundings | in any setting | background doesn't matter
+        """
+    ),
+    "content": _phrases(
+        """
+        regardless of what is said | whatever the topic | doesn't matter what they talk
+        about | ignore the content | any topic | whatever they say | no matter the subject
+        | never mind the words
+        """
+    ),
+}
+
 # --- when --------------------------------------------------------------------
 
 TIME_PHRASES: dict[str, list[str]] = {
@@ -606,7 +742,7 @@ TIME_PHRASES: dict[str, list[str]] = {
     "latest": _phrases(
         """
         most recently | the last time | latest | just before this | most recent | the
-        latest time | last of all | right at the end
+        latest time | last of all | right at the end | recently | the newest | lately
         """
     ),
     "today": _phrases(
@@ -623,7 +759,8 @@ TIME_PHRASES: dict[str, list[str]] = {
     "this_session": _phrases(
         """
         in this conversation | just now | a minute ago | so far | earlier in this call |
-        a moment ago | in this session
+        a moment ago | in this session | earlier | earlier on | a little while ago | in
+        this chat
         """
     ),
     "last_session": _phrases(
@@ -684,13 +821,36 @@ OPENERS = [
     "pull",
     "locate",
     "I'm after",
+    "kindly retrieve",
+    "search my memory for",
+    "would you be able to find",
+    "is there",
+    "do I have",
+    "are there any",
+    "show me which clips have",
+    "I'd love it if you found",
+    "could you please get",
+    "need",
+    "using the audio as the query, fetch",
+    "go through my recordings for",
+    "check for",
+    "find me",
+    "what about",
 ]
+CLIPS_PLURAL = _phrases(
+    """
+    recordings | clips | moments | parts | bits | turns | snippets | passages | messages
+    | voice notes | segments | lines
+    """
+)
 CLIPS = _phrases(
     """
     the clip | clips | recordings | the part | moments | the segment | turns | the bit |
     audio | utterances | the recording | passages | lines | the moment | sections |
     snippets | excerpts | the passage | anything | stuff | the section | parts | the
-    bits | the fragment | all clips | every turn | the place
+    bits | the fragment | all clips | every turn | the place | documents | speech |
+    samples | voice notes | the utterance | stored clips | the audio | my recordings |
+    the exchange | entries | the spot | memories
     """
 )
 SAY = _phrases(
@@ -778,6 +938,32 @@ STYLE_PREDICATE = _phrases(
     """
     when did {s} sound {a} | when was {s} {a} | where {s} sounds {a} | the moments {s}
     was {a} | when {s} got {a} | times {s} sounded {a} | whenever {s} seemed {a}
+    """
+)
+#: the user's own turns asked for in a conversation with the agent ("you" is the agent,
+#: spoken to: not the turns asked for)
+USER_FRAMES = _phrases(
+    """
+    what did {s} tell you about {t} | what {s} told you about {t} | can you recall what
+    {s} told you about {t} | remind me what {s} said to you about {t} | the thing {s}
+    mentioned to you about {t} | what was {s}'s answer when you asked about {t} | what
+    {s} answered when you asked about {t} | do you remember what {s} said about {t} |
+    what did {s} reply when you brought up {t} | {s} told you something about {t}, what
+    was it | the {t} {s} gave you | did {s} give you {t} | what did {s} just say about
+    {t} | {s} mentioned {t} to you earlier, what was it | the thing {s} asked you about
+    {t}
+    """
+)
+#: the agent's turns ("I" is the user, asking: not the turns asked for)
+AGENT_FRAMES = _phrases(
+    """
+    what did {s} tell me about {t} | what {s} said when I asked about {t} | what did {s}
+    say when I asked about {t} | remind me what {s} told me about {t} | the explanation
+    {s} gave me about {t} | what were the instructions {s} gave me about {t} | {s}
+    mentioned {t} to me, what was it | what was {s}'s answer when I asked about {t} |
+    what did {s} recommend for {t} | when I brought up {t}, what did {s} say | {s} told
+    me {t}, what was it again | what did {s} say {t} was | the {t} {s} gave me | what was
+    {s}'s advice on {t}
     """
 )
 FILLERS = _phrases(
@@ -922,8 +1108,12 @@ def _head(b: _Builder, rng: np.random.Generator, d: _Draw, split: Split) -> tupl
     asks_who = d.speaker != "any" or d.role != "none"
     if d.content == "reference":
         b.add(_pick(rng, OPENERS, split))
-        b.add(_pick(rng, REFERENCE_CONTENT, split), "R")
+        b.add(reference_phrase(rng, split), "R")
         return False, False
+    if d.content == "present" and d.role != "none" and rng.random() < 0.5:
+        frames = USER_FRAMES if d.role == "user" else AGENT_FRAMES
+        b.add(_pick(rng, frames, split), s=subj, t=topic_slot)
+        return True, False
     if d.content == "present" and (asks_who or rng.random() < 0.5):
         if rng.random() < 0.5 or not asks_who:
             frames = QUOTE if d.clause else QUESTION_WHAT
@@ -942,6 +1132,20 @@ def _head(b: _Builder, rng: np.random.Generator, d: _Draw, split: Split) -> tupl
         # the topic fronted: "the budget, anything on that"
         b.add("{t},", t=topic_slot)
         b.add(_pick(rng, FRONTED_TOPIC))
+    elif d.style not in ("any", "same") and rng.random() < 0.3:
+        # the style as the verb ("Lena whispering") or before the noun ("angry clips")
+        if rng.random() < 0.5:
+            verb = (_pick(rng, STYLE_VERBS[d.style], split), "S")
+            b.add(_pick(rng, STYLE_VERB_FRAMES, split), s=subj, v=verb)
+            return True, True
+        adj = _pick(rng, STYLE_ADJ[d.style], split)
+        if rng.random() < 0.2:
+            adj += "-sounding"
+        b.add(_pick(rng, OPENERS, split))
+        b.add(_pick(rng, ["the", "any", "all the", "some", ""]))
+        b.add(adj, "S")
+        b.add(_pick(rng, CLIPS_PLURAL, split))
+        return False, True
     elif d.style not in ("any", "same") and asks_who and rng.random() < 0.5:
         adj = (_pick(rng, STYLE_ADJ[d.style], split), "S")
         b.add(_pick(rng, STYLE_PREDICATE, split), s=subj, a=adj)
@@ -973,6 +1177,16 @@ def _render(rng: np.random.Generator, d: _Draw, split: Split) -> list[tuple[str,
         mods.append((_env_phrase(rng, d.environment, split), "E"))
     if d.time != "none":
         mods.append((_pick(rng, TIME_PHRASES[d.time], split), "T"))
+    # "nothing asked" said out loud, for a part the plan leaves open
+    asked = {
+        "speaker": d.speaker != "any" or d.role != "none",
+        "style": d.style != "any",
+        "environment": d.environment != "any",
+        "content": d.content != "none",
+    }
+    for part, said in ANY_SAID.items():
+        if not asked[part] and rng.random() < 0.08:
+            mods.append((_pick(rng, said, split), "O"))
     rng.shuffle(mods)
     fronted = mods and rng.random() < 0.12
     head = b.pieces

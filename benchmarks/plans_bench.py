@@ -41,6 +41,7 @@ from voxmem.benchmarks.pools import (
 from voxmem.benchmarks.report import Report, versions
 from voxmem.errors import VoxmemError
 from voxmem.retrievers.plan import ATTRIBUTES, RetrievalPlan
+from voxmem.retrievers.planner import MAPPED_STYLES
 
 
 class UnknownPlanner(VoxmemError, ValueError):
@@ -153,6 +154,13 @@ def _kinds(row: PlanRow) -> dict[str, str]:
 def judge(row: PlanRow, plan: RetrievalPlan) -> dict[str, bool]:
     """Which attributes of ``plan`` match ``row``'s gold."""
     verdict = {a: str(plan.constraint(a)) == getattr(row, a) for a in ATTRIBUTES}
+    # a style no stored turn carries (crying) is planned as the nearest stored one (sad),
+    # with a notice naming the label as asked: right when the notice names the gold's
+    mapped = MAPPED_STYLES.get(row.style.removeprefix("target:"))
+    if mapped and str(plan.style) == f"target:{mapped}":
+        verdict["style"] = any(
+            n.kind == "unstored_label" and f"target:{n.asked}" == row.style for n in plan.notices
+        )
     verdict["content"] = content_ok(row, plan)
     verdict["role"] = plan.role == row.role
     verdict["time"] = (plan.time.label or plan.time.order) == row.time

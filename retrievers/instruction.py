@@ -24,23 +24,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, Field, SecretStr
 
 from voxmem.memory.encoders.base import TextEncoder
 from voxmem.retrievers.plan import Constraint, PlanNotice, RetrievalPlan
 from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS, STYLE_WORDS
+from voxmem.settings import PlannerSettings
 
 PlannerKind = Literal["lexicon", "trained", "llm"]
-
-
-class PlannerSettings(BaseModel):
-    """Which planner reads instructions, and the LLM endpoint when it is ``llm``."""
-
-    kind: PlannerKind = "trained"
-    openai_base_url: str | None = None
-    openai_api_key: SecretStr | None = None
-    openai_model: str = "gpt-4o-mini"
-    timeout_s: float = Field(default=10.0, gt=0)
 
 
 @dataclass(frozen=True)
@@ -457,6 +447,7 @@ def _stored_style(plan: RetrievalPlan) -> RetrievalPlan:
         "unstored_label",
         f"no stored turn carries the style {label!r}; asked for {MAPPED_STYLES[label]!r}, "
         "the nearest stored style",
+        asked=label,
     )
     return replace(
         plan,

@@ -55,6 +55,9 @@ class PlanNotice:
 
     kind: NoticeKind
     message: str
+    #: for ``unstored_label``: the label as asked ("crying"), the plan carrying the
+    #: stored one searched instead ("sad")
+    asked: str | None = None
 
 
 @dataclass(frozen=True)

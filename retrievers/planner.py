@@ -67,6 +67,14 @@ TAGS = ("O", "C", "N", "P", "S", "E", "R", "U", "A", "T")
 #: tagged spans whose value a span classifier reads, and the head it decides
 SPANS: dict[str, str] = {"S": "style", "E": "environment", "T": "time"}
 WEIGHTS = Path(__file__).parent / "data" / "planner.npz"
+#: tags that turn into a constraint (the clip's voice, a style, a background) or take the
+#: content from the clip, and the probability below which the tagger's choice of one is
+#: read as the instruction's own wording: chosen on the dev pool ``plans/test_v3`` (a
+#: tuning choice), where unsure tags were mostly wrong
+GATED_TAGS = frozenset("PSER")
+MIN_TAG_CONFIDENCE = 0.9
+#: words tagged R (content from the clip) it takes to match the clip's own words
+REFERENCE_MIN_WORDS = 2
 #: words kept off either end of a content phrase
 _EDGE_WORDS = (
     "the a an this that these those my our your his her their its some any of about on and or to in"
@@ -272,7 +280,9 @@ class Prediction:
     def heads(self) -> dict[str, str]:
         """The plan's choices, one per head of ``HEADS``."""
         count = {t: self.tags.count(t) for t in TAGS}
-        reference = count["R"] >= 2 and count["R"] >= count["C"]
+        # the clip's own words are the content only when a phrase says so ("the answer
+        # to this question"): one word tagged R is the clip named for something else
+        reference = count["R"] >= REFERENCE_MIN_WORDS and count["R"] >= count["C"]
         user, agent = count["U"], count["A"]
         return {
             "speaker": "target" if count["N"] else "same" if count["P"] else "any",
@@ -283,7 +293,7 @@ class Prediction:
             else "present"
             if count["C"]
             else "reference"
-            if count["R"]
+            if count["R"] >= REFERENCE_MIN_WORDS
             else "none",
             "role": "none" if not (user or agent) else "user" if user >= agent else "agent",
             "time": self.values.get("time", "none"),
@@ -308,7 +318,14 @@ class PlanModel:
     def predict(self, batch: Sequence[Encoded], names: Sequence[str] = ()) -> list[Prediction]:
         out = []
         for e in batch:
-            tags = [TAGS[int(t)] for t in mlp(word_features(e, names), self.w, "tag").argmax(1)]
+            logits = mlp(word_features(e, names), self.w, "tag")
+            p = np.exp(logits - logits.max(1, keepdims=True))
+            p /= p.sum(1, keepdims=True)
+            tags = []
+            for row in p:
+                tag = TAGS[int(row.argmax())]
+                # a constraint read from one unsure word is wording, not a constraint
+                tags.append("O" if tag in GATED_TAGS and row.max() < MIN_TAG_CONFIDENCE else tag)
             values = {}
             for tag, head in SPANS.items():
                 mask = np.array([t == tag for t in tags])
@@ -413,6 +430,7 @@ def assemble(
                     "unstored_label",
                     f"no stored turn carries the style {label!r}; asked for {stored!r}, "
                     "the nearest stored style",
+                    asked=label,
                 )
             )
             attrs[attr] = Constraint("target", stored)

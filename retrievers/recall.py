@@ -34,6 +34,7 @@ from voxmem.retrievers.instruction import InstructionParser
 from voxmem.retrievers.plan import ATTRIBUTES, RetrievalPlan
 from voxmem.retrievers.reference import Reference
 from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS
+from voxmem.settings import PlannerSettings
 
 #: how much wider the unfiltered search is when a role filter is applied afterwards
 OVERFETCH = 4
@@ -99,14 +100,17 @@ class RecallResult:
     documents: list[RetrievedDocument] = field(default_factory=list)
 
 
-_PARSER = InstructionParser()
+_PARSERS: dict[str, InstructionParser] = {}
 
 
 def default_parser(memory: AudioMemory) -> InstructionParser:
-    """The lexicon parser. The embedding fallback is left out by default: on held-out
-    wordings it did not raise plan accuracy (``benchmarks run plans``) and it costs a
-    text-encoder pass per query."""
-    return _PARSER
+    """The parser the memory's settings name (``planner``: the trained planner unless
+    set otherwise), one per distinct planner setting in a process."""
+    settings = getattr(getattr(memory, "settings", None), "planner", None) or PlannerSettings()
+    key = settings.model_dump_json()
+    if key not in _PARSERS:
+        _PARSERS[key] = InstructionParser(planner=settings)
+    return _PARSERS[key]
 
 
 def recall(

@@ -195,3 +195,39 @@ def test_ingesting_audio_without_speech_stores_nothing_and_says_why(tmp_path: Pa
     code, output = _run(["stats"], tmp_path / "m")
     assert code == 0
     assert re.search(r"recordings\W+0\b", output) and re.search(r"segments\W+0\b", output), output
+
+
+def test_recall_prints_the_plans_notices_and_follows_the_planner_setting(tmp_path: Path) -> None:
+    """The planner is chosen by settings (``VOXMEM_PLANNER__*``), and what it could not
+    do as asked is printed under the plan."""
+    from tests.store_helpers import tone
+    from voxmem.memory.encoders.fake import fake_perception
+    from voxmem.memory.store import AudioMemory
+    from voxmem.settings import Settings
+
+    dims = {"text": 384, "speaker": 256, "style": 88, "environment": 603}  # the real ones
+    rng = np.random.default_rng(0)
+    with AudioMemory(Settings(data_dir=tmp_path), perception=fake_perception(dims=dims)) as m:
+        vecs = {s: rng.standard_normal(n).astype(np.float32) for s, n in dims.items()}
+        m.add_segment(
+            tone(300),
+            tenant="acme",
+            session="s1",
+            transcript="the budget is due friday",
+            vectors={s: v / np.linalg.norm(v) for s, v in vecs.items()},
+        )
+    ask = ["recall", "予算について何と言いましたか", "-t", "acme"]
+    code, output = _run(ask, tmp_path)
+    assert code == 0, output
+    assert "note (english_only)" in output and "reads English only" in output
+    assert "the budget is due friday" in output and "fallback" not in output
+    # an LLM planner whose endpoint is down: the trained planner reads it, and says so
+    code, output = _run(
+        ask,
+        tmp_path,
+        VOXMEM_PLANNER__KIND="llm",
+        VOXMEM_PLANNER__OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+        VOXMEM_PLANNER__TIMEOUT_S="2",
+    )
+    assert code == 0, output
+    assert "note (fallback)" in output and "the trained planner read it" in output

@@ -269,6 +269,19 @@ def test_content_from_the_reference_wants_no_words() -> None:
     assert not content_ok(_plan_row(), RetrievalPlan(content_from_reference=True))
 
 
+def test_a_style_no_turn_carries_is_right_only_when_its_notice_names_the_gold() -> None:
+    row = _plan_row(content="budget", style="target:crying")
+    mapped = InstructionParser(planner="lexicon").parse("her sobbing about the budget")
+    assert str(mapped.style) == "target:sad" and mapped.notices[0].asked == "crying"
+    assert plans_bench.judge(row, mapped)["style"]
+    # the stored label without the notice, or a notice naming another label: wrong
+    bare = replace(mapped, notices=())
+    assert not plans_bench.judge(row, bare)["style"]
+    other = replace(mapped, notices=(replace(mapped.notices[0], asked="laughing"),))
+    assert not plans_bench.judge(row, other)["style"]
+    assert plans_bench.judge(_plan_row(content="budget", style="target:sad"), bare)["style"]
+
+
 def test_planners_are_named_or_loaded_by_entry_point() -> None:
     lexicon = resolve_planner("lexicon")
     assert isinstance(lexicon, InstructionParser) and lexicon.kind == "lexicon"

@@ -398,6 +398,8 @@ def recall(
     memory = _memory(data_dir)
     result = _call(lambda: do_recall(memory, tenant, instruction, reference=reference, k=k))
     console.print(f"plan: {result.plan.describe()}")
+    for notice in result.plan.notices:  # what the planner could not do as asked
+        console.print(f"[yellow]note ({notice.kind}):[/] {notice.message}", highlight=False)
     table = Table()
     for col in ("rank", "score", "speaker", "session", "time", "transcript", "evidence"):
         table.add_column(col, overflow="fold")

@@ -110,6 +110,18 @@ class AgentSettings(BaseModel):
     flush_timeout_s: float = Field(default=120.0, ge=0)
 
 
+class PlannerSettings(BaseModel):
+    """Which planner reads recall instructions (``trained``, ``lexicon`` or ``llm``), and
+    the OpenAI-compatible endpoint when it is ``llm``
+    (``VOXMEM_PLANNER__KIND=llm``, ``VOXMEM_PLANNER__OPENAI_BASE_URL=...``)."""
+
+    kind: Literal["lexicon", "trained", "llm"] = "trained"
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
+    openai_model: str = "gpt-4o-mini"
+    timeout_s: float = Field(default=10.0, gt=0)
+
+
 class ServerSettings(BaseModel):
     """The websocket voice server (``voxmem serve``): where it listens, who may connect,
     turn taking defaults, and the limits that keep one session from hurting the others."""
@@ -229,6 +241,7 @@ class Settings(BaseSettings):
     tts: TtsSettings = Field(default_factory=lambda: TtsSettings())
     agent: AgentSettings = Field(default_factory=lambda: AgentSettings())
     server: ServerSettings = Field(default_factory=lambda: ServerSettings())
+    planner: PlannerSettings = Field(default_factory=lambda: PlannerSettings())
 
     @field_validator("data_dir", "cache_dir", mode="after")
     @classmethod
