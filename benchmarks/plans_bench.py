@@ -100,8 +100,11 @@ _FUNCTION = """a an the this that these those some any of to in on at for from b
     und oder über von mit im am zu il lo gli di da per su o os as do da dos das no na em
     com um uma"""
 FUNCTION_WORDS = frozenset(_FUNCTION.split())
-#: particles (ja, zh, ko) a planned content phrase may keep beside its keys
-PARTICLES = "のはがをにでともへや的了是和在关于について은는이가을를에서의도와과로으"
+#: particles (ja, zh) a planned content phrase may keep beside its keys
+PARTICLES = "のはがをにでともへや的了是和在关于について"
+#: Korean particles, dropped only where they end a word (their syllables occur inside
+#: words too)
+KO_PARTICLES = r"(?:에서|으로|은|는|이|가|을|를|에|의|도|와|과|로)(?=\s|$)"
 
 
 def resolve_planner(name: str) -> Planner:
@@ -132,8 +135,10 @@ def content_ok(row: PlanRow, plan: RetrievalPlan) -> bool:
         if not all(k in got for k in keys):
             return False
         for k in keys:
-            got = got.replace(k, "")
-        rest = re.sub(rf"[\W{PARTICLES}]", "", got)
+            got = got.replace(k, " ")
+        if row.lang == "ko":
+            got = re.sub(KO_PARTICLES, "", got)
+        rest = re.sub(rf"[\W{PARTICLES}]" if row.lang != "ko" else r"\W", "", got)
         return len(rest) <= 4
     want = {w for w in tokens(row.content) if w not in FUNCTION_WORDS} or set(tokens(row.content))
     have = tokens(plan.content)

@@ -100,14 +100,15 @@ class RecallResult:
     documents: list[RetrievedDocument] = field(default_factory=list)
 
 
-_PARSERS: dict[str, InstructionParser] = {}
+_PARSERS: dict[tuple[str, str | None], InstructionParser] = {}
 
 
 def default_parser(memory: AudioMemory) -> InstructionParser:
     """The parser the memory's settings name (``planner``: the trained planner unless
     set otherwise), one per distinct planner setting in a process."""
     settings = getattr(getattr(memory, "settings", None), "planner", None) or PlannerSettings()
-    key = settings.model_dump_json()
+    secret = settings.openai_api_key  # written masked by model_dump_json
+    key = (settings.model_dump_json(), secret.get_secret_value() if secret else None)
     if key not in _PARSERS:
         _PARSERS[key] = InstructionParser(planner=settings)
     return _PARSERS[key]

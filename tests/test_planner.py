@@ -319,3 +319,22 @@ def test_llm_choices_validation() -> None:
     ):
         with pytest.raises(ValueError):
             LlmChoices.model_validate(bad)
+
+
+def test_the_default_parser_follows_the_memorys_planner_settings() -> None:
+    from types import SimpleNamespace
+
+    from voxmem.retrievers.recall import default_parser
+    from voxmem.settings import Settings
+
+    def memory(**planner: object) -> object:
+        return SimpleNamespace(settings=Settings(planner=planner))
+
+    lexicon = default_parser(memory(kind="lexicon"))
+    assert lexicon.kind == "lexicon" and default_parser(memory(kind="lexicon")) is lexicon
+    assert default_parser(memory()).kind == "trained"
+    url = "http://127.0.0.1:9/v1"
+    one = default_parser(memory(kind="llm", openai_base_url=url, openai_api_key="k1"))
+    two = default_parser(memory(kind="llm", openai_base_url=url, openai_api_key="k2"))
+    assert one is not two  # keys differ though both are written masked
+    assert two.settings.openai_api_key.get_secret_value() == "k2"

@@ -254,6 +254,9 @@ def test_scorer_counts_a_hand_made_pool() -> None:
         ("ja", "予算", "予算について", True),
         ("ja", "予算", "予算と来年の計画全体", False),
         ("ja", "会議 日程", "会議の日程", True),
+        # Korean particles only where they end a word: 서울에서 keeps 서울
+        ("ko", "예산", "예산에 대해", True),
+        ("ko", "예산", "서울에서 예산 이야기", False),
     ],
 )
 def test_content_matching(lang: str, gold: str | None, planned: str | None, ok: bool) -> None:

@@ -399,7 +399,7 @@ def recall(
     result = _call(lambda: do_recall(memory, tenant, instruction, reference=reference, k=k))
     console.print(f"plan: {result.plan.describe()}")
     for notice in result.plan.notices:  # what the planner could not do as asked
-        console.print(f"[yellow]note ({notice.kind}):[/] {notice.message}", highlight=False)
+        console.print(f"[yellow]note ({notice.kind}):[/] {escape(notice.message)}", highlight=False)
     table = Table()
     for col in ("rank", "score", "speaker", "session", "time", "transcript", "evidence"):
         table.add_column(col, overflow="fold")
