@@ -288,13 +288,7 @@ class Prediction:
             "speaker": "target" if count["N"] else "same" if count["P"] else "any",
             "style": self.values.get("style", "any"),
             "environment": self.values.get("environment", "any"),
-            "content": "reference"
-            if reference
-            else "present"
-            if count["C"]
-            else "reference"
-            if count["R"] >= REFERENCE_MIN_WORDS
-            else "none",
+            "content": "reference" if reference else "present" if count["C"] else "none",
             "role": "none" if not (user or agent) else "user" if user >= agent else "agent",
             "time": self.values.get("time", "none"),
         }
