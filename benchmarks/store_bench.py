@@ -59,6 +59,9 @@ COLUMNS = [
     "lookup_p95_ms",
     "bare_lookup_p95_ms",
     "forget_s",
+    "forget_catalog_s",
+    "forget_index_s",
+    "forget_check_s",
     "rebuild_s",
     "bytes_per_segment",
 ]
@@ -179,6 +182,7 @@ def measure(
     t0 = time.perf_counter()
     memory.forget("bench", session="s0")
     forget_s = time.perf_counter() - t0
+    stages = dict(memory.forgetting.timings)
     t0 = time.perf_counter()
     memory.rebuild("bench")
     rebuild_s = time.perf_counter() - t0
@@ -189,6 +193,7 @@ def measure(
         "segments": size,
         "insert_per_s": size / insert_s,
         "forget_s": forget_s,
+        **{f"forget_{k}_s": stages.get(k, float("nan")) for k in ("catalog", "index", "check")},
         "rebuild_s": rebuild_s,
         "bytes_per_segment": bytes_total / size,
     }
@@ -287,9 +292,11 @@ def run_store(
         "four_overhead_x = four_at_once p95 / bare_four p95 (the four bare queries run one "
         "after the other).",
         "forget_s is forgetting one session of 100 turns, including what makes the bytes "
-        "unrecoverable: the turns' index entries overwritten and deleted with the graphs "
-        "written out (a fresh process in the embedded mode), the index vacuumed and its files "
-        "searched for the forgotten vectors.",
+        "unrecoverable, in three steps: forget_catalog_s (rows deleted, audio overwritten "
+        "and deleted, speakers' centroids recomputed), forget_index_s (the turns' index "
+        "entries overwritten with random vectors and deleted, the graphs written out; "
+        "embedded, the index's database vacuumed) and forget_check_s (embedded, the index's "
+        "files searched for the forgotten vectors; a server's files are out of reach).",
         "bytes_per_segment counts audio (0.25 s FLAC), catalog and index (with a server, the "
         "PostgreSQL tables; the Chroma server's folder is inside the run's folder).",
         "Plot: store.png.",

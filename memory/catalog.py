@@ -634,9 +634,13 @@ class SqlWrite:
         self.conn.execute("DELETE FROM speakers WHERE id = ?", (speaker_id,))
 
     def voiceprints(self, speaker_id: str) -> list[np.ndarray]:
+        # through the speaker's row, so that the (tenant, speaker_id) index is used: a
+        # forget recomputes the centroid of every speaker of its turns
         rows = self.conn.execute(
-            "SELECT v.data FROM vectors v JOIN segments s ON s.id = v.segment_id "
-            "WHERE s.speaker_id = ? AND v.space = 'speaker' AND s.state = 'live'",
+            "SELECT v.data FROM speakers k "
+            "JOIN segments s ON s.tenant = k.tenant AND s.speaker_id = k.id "
+            "JOIN vectors v ON v.segment_id = s.id AND v.space = 'speaker' "
+            "WHERE k.id = ? AND s.state = 'live'",
             (speaker_id,),
         )
         return [np.frombuffer(r["data"], np.float32) for r in rows]

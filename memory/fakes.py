@@ -491,8 +491,10 @@ class MemoryIndex:
             for i in ids:
                 col.pop(i, None)
 
-    def erase(self, tenant: str, space: str, ids: Iterable[str]) -> None:
-        self.delete(tenant, space, ids)  # a deleted entry leaves nothing behind here
+    def erase(self, tenant: str, spaces: Sequence[str], ids: Iterable[str]) -> None:
+        ids = list(ids)
+        for space in spaces:
+            self.delete(tenant, space, ids)  # a deleted entry leaves nothing behind here
 
     def query(
         self,

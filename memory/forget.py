@@ -38,6 +38,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from voxmem.memory.audio_files import AudioStore
@@ -122,6 +123,10 @@ class Forgetting:
         #: the bytes to look for in the index files, per job this process has begun: a
         #: job asked again after a failed step no longer finds them in the catalog
         self._needles_of: dict[str, list[tuple[bytes, ...]]] = {}
+        #: seconds each step of the last job run here took: ``catalog`` (rows, audio and
+        #: speakers erased), ``index`` (entries erased, the index's files vacuumed) and
+        #: ``check`` (the files searched for the forgotten vectors, rebuilt while found)
+        self.timings: dict[str, float] = {}
 
     def start(
         self,
@@ -159,6 +164,15 @@ class Forgetting:
         needles = self._needles(job) or self._needles_of.get(job.id, [])
         self._needles_of[job.id] = needles
         done = False
+        self.timings = {}
+        clock = time.perf_counter()
+
+        def lap(stage: str) -> None:
+            nonlocal clock
+            now = time.perf_counter()
+            self.timings[stage] = now - clock
+            clock = now
+
         try:
             state = job.state
             if state == "erase":
@@ -170,6 +184,7 @@ class Forgetting:
                     self._erase(tx, current)
                     tx.set_forget_job(job.id, state="index", owner=_me())
                 state = "index"
+                lap("catalog")
             if state == "index" and not job.segments and not job.everything:
                 self.catalog.scrub()
                 state = "done"  # no vector was erased: the index has nothing to lose
@@ -184,10 +199,12 @@ class Forgetting:
                 with self.catalog.write() as tx:
                     tx.set_forget_job(job.id, state="compact", owner=_me())
                 state = "compact"
+                lap("index")
             if state == "compact":
                 # a job resumed in another process (after a crash) no longer knows the
                 # forgotten bytes to look for: the tenant's collections are rebuilt
                 self._compact(job.tenant, needles, rebuild=job.everything or not needles)
+                lap("check")
             with self.catalog.write() as tx:
                 tx.delete_forget_job(job.id)
             done = True
@@ -229,8 +246,13 @@ class Forgetting:
     def _erase(self, tx: CatalogWrite, job: ForgetJob) -> None:
         speakers = tx.segment_speakers(job.segments)
         if not self.files.erased_with_rows:
-            for seg_id in job.segments:
-                self.files.erase(job.tenant, seg_id)
+            # each file is overwritten and synced before it is deleted: side by side, the
+            # waits on the disk overlap
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                for _ in pool.map(
+                    lambda seg_id: self.files.erase(job.tenant, seg_id), job.segments
+                ):
+                    pass
         tx.delete_segments(job.segments)  # and the audio rows, where the catalog holds them
         tx.drop_empty_recordings(job.tenant)
         if job.speaker_id:
@@ -266,16 +288,21 @@ class Forgetting:
         tenants whose files hold one."""
         if rebuild:
             self.rebuild_clean([tenant])
-        # a vector that a live turn also begins with is not a forgotten one (asked once:
-        # each ask reads every stored vector)
+        needles = [n for f in forms if f for n in f]
+        holders = self.index.holds(needles)
+        if not holders:
+            return
+        # a vector that a live turn also begins with is not a forgotten one (asked only
+        # now, and once: each ask reads every stored vector)
         shared = self.catalog.shared_prefixes([f[0] for f in forms if f])
         needles = [n for f in forms if f and f[0] not in shared for n in f]
+        holders = self.index.holds(needles) if shared else holders
         for _ in range(3):
-            holders = self.index.holds(needles)
             if not holders:
                 return
             self.rebuild_clean(sorted(t for t in holders if t) or [tenant])
-        if self.index.holds(needles):
+            holders = self.index.holds(needles)
+        if holders:
             raise StoreError(
                 "forgotten vectors are still present in the index files; stop "
                 "the processes using this memory and run `voxmem rebuild`"

@@ -20,7 +20,6 @@ keeps the embedded mode correct when it happens anyway.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import hashlib
 import logging
@@ -28,6 +27,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -152,6 +152,9 @@ class ChromaIndex:
         self._lock = SharedLock()
         self._generation = -1
         self._closed = False
+        #: whether a collection was dropped since the last purge (its graph folder can
+        #: appear on disk after the drop returns)
+        self._dropped = False
         self._connect()
         if self.mode == "embedded":
             self._generation = self._read_generation()
@@ -293,19 +296,29 @@ class ChromaIndex:
     def _hold(self, write: bool) -> Iterator[None]:
         """The embedded index's file lock (shared to read, exclusive to write); a writer
         reloads what another process wrote first, and bumps the generation after."""
-        with contextlib.ExitStack() as stack:
+        with self._file_lock(write):
             if self.mode != "embedded":
                 yield
                 return
-            lock = stack.enter_context(open(self.path / ".voxmem-index.lock", "a+"))
-            fcntl.flock(lock, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
-            stack.callback(fcntl.flock, lock, fcntl.LOCK_UN)
             if write and self._read_generation() != self._generation:
                 self._reload()
                 self._generation = self._read_generation()
             yield
             if write:
                 self._bump_generation()
+
+    @contextmanager
+    def _file_lock(self, write: bool) -> Iterator[None]:
+        """The embedded index's file lock alone (shared to read, exclusive to write)."""
+        if self.mode != "embedded":
+            yield
+            return
+        with open(self.path / ".voxmem-index.lock", "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def _on(self, tenant: str, space: str, create: bool, use: Callable[[Any], T]) -> T | None:
         """``use(collection)``; None when it does not exist (and ``create`` is False).
@@ -383,57 +396,35 @@ class ChromaIndex:
         with self.access(write=True):
             self._on(tenant, space, False, lambda col: col.delete(ids=ids))
 
-    def erase(self, tenant: str, space: str, ids: Iterable[str]) -> None:
-        """Delete ``ids`` so that their vectors leave the collection's files, without
-        rebuilding it. A deleted HNSW entry keeps its vector in the graph file (it is only
-        marked deleted), so each entry is first overwritten in place with a random unit
-        vector, then deleted, with the collection set to write its graph out after every
-        batch of changes (then put back to Chroma's defaults). Chroma reads that setting
-        when it loads the graph, so the embedded mode calls this from a fresh process; a
-        server's setting is left alone, and the overwritten entries reach its files at
-        its next write-out of the graph."""
+    def erase(self, tenant: str, spaces: Sequence[str], ids: Iterable[str]) -> None:
+        """Delete ``ids`` from ``spaces`` so that their vectors leave the collections'
+        files, without rebuilding them. A deleted HNSW entry keeps its vector in the graph
+        file (it is only marked deleted), so each entry is first overwritten in place with
+        a random unit vector, then deleted.
+
+        Embedded, with the collection set to write its graph out after every batch of
+        changes (then put back to Chroma's defaults). Chroma reads that setting when it
+        loads a graph, so this process first lets go of every graph it holds (waiting for
+        what Chroma writes out when it lets go, which could otherwise land after the
+        erase), loads each again under the setting, and lets go once more after, as a
+        graph loaded with it writes itself out after every change for as long as it is
+        held. All of it under one hold of the index, so no reader here loads a graph in
+        between. A server's setting is left alone: the overwritten entries reach its files
+        at its next write-out of the graph."""
         ids = list(dict.fromkeys(ids))
-        if not ids:
+        if not ids or not spaces:
             return
-
-        # Only where this process loads the graph (embedded, from a fresh process): a
-        # server that loads it meanwhile would keep writing it out after every change
-        # until it let go of it, whatever was put back.
-        write_out = self.mode == "embedded"
-
-        def run(col: Any) -> None:
-            dim = getattr(getattr(col, "_model", None), "dimension", None)
-            if write_out:  # before anything loads the graph: out after each call
-                col.modify(
-                    configuration={"hnsw": {"sync_threshold": 2, "batch_size": UPSERT_BATCH}}
-                )
-            try:
-                present = [
-                    i
-                    for k in range(0, len(ids), UPSERT_BATCH)
-                    for i in col.get(ids=ids[k : k + UPSERT_BATCH], include=[])["ids"]
-                ]
-                if not present:
-                    return
-                if not dim:  # nothing to overwrite with: delete; the check finds the rest
-                    col.delete(ids=present)
-                    return
-                rng = np.random.default_rng()
-                for k in range(0, len(present), UPSERT_BATCH):
-                    chunk = present[k : k + UPSERT_BATCH]
-                    noise = rng.standard_normal((len(chunk), dim)).astype(np.float32)
-                    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
-                    col.update(ids=chunk, embeddings=list(noise))
-                for k in range(0, len(present), UPSERT_BATCH):
-                    col.delete(ids=present[k : k + UPSERT_BATCH])
-            finally:
-                # back to Chroma's defaults, which is all voxmem creates collections with
-                # (a value read back could be one an interrupted erase left behind)
-                if write_out:
-                    col.modify(configuration={"hnsw": dict(HNSW_WRITE_DEFAULTS)})
-
+        embedded = self.mode == "embedded"
         with self.access(write=True):
-            self._on(tenant, space, False, run)
+            if embedded:
+                self.release(settle=True)
+                self._connect()
+            try:
+                for space in spaces:
+                    self._on(tenant, space, False, lambda col: _erase_from(col, ids, embedded))
+            finally:
+                if embedded:
+                    self.release()
 
     def query(
         self,
@@ -489,6 +480,7 @@ class ChromaIndex:
     def drop(self, tenant: str, space: str) -> None:
         name = collection_name(tenant, space)
         with self.access(write=True):
+            self._dropped = True
             self._collections.pop(name, None)
             try:
                 self.client.delete_collection(name)
@@ -515,7 +507,10 @@ class ChromaIndex:
             return
         import sqlite3
 
-        with self.access(write=True):
+        if self._closed:
+            raise MemoryClosed("the memory's index is closed; open the memory again")
+        # the files only: no client is needed, nor a reload of what another process wrote
+        with self._lock.exclusive(), self._file_lock(write=True):
             db = self.path / "chroma.sqlite3"
             if not db.exists():
                 return
@@ -525,8 +520,10 @@ class ChromaIndex:
                 # Chroma writes out the graph of a dropped collection from a background
                 # task when it lets go of it, which can land after the drop returns: keep
                 # erasing orphan folders until none has appeared for a while.
+                # With no drop here since the last purge, one look is enough.
                 quiet_since = time.monotonic()
-                deadline = quiet_since + ORPHAN_SETTLE_S * 4
+                deadline = quiet_since + (ORPHAN_SETTLE_S * 4 if self._dropped else 0.0)
+                _erase_orphans(self.path, live)
                 while time.monotonic() < deadline:
                     if _erase_orphans(self.path, live):
                         quiet_since = time.monotonic()
@@ -534,6 +531,7 @@ class ChromaIndex:
                         break
                     time.sleep(0.05)
                 conn.execute("VACUUM")
+                self._dropped = False
             finally:
                 conn.close()
 
@@ -562,17 +560,25 @@ class ChromaIndex:
             finally:
                 conn.close()
             owner = {str(folder): str(tenant) for folder, tenant in rows}
-        found: set[str] = set()
-        for path in self.path.rglob("*"):
-            if path.is_file():
-                try:
-                    data = path.read_bytes()
-                except FileNotFoundError:  # erased meanwhile (an orphan folder)
-                    continue
-                if contains_any(data, needles, aligned=path.suffix == ".bin"):
-                    rel = path.relative_to(self.path).parts
-                    found.add(owner.get(rel[0], "") if len(rel) > 1 else "")
-        return found
+        wanted = Needles(needles)
+
+        def holder(path: Path) -> str | None:
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:  # erased meanwhile (an orphan folder)
+                return None
+            if not wanted.found_in(data, aligned=path.suffix == ".bin"):
+                return None
+            rel = path.relative_to(self.path).parts
+            return owner.get(rel[0], "") if len(rel) > 1 else ""
+
+        # the largest first, side by side: reading and searching let go of the GIL
+        files = sorted(
+            (p for p in self.path.rglob("*") if p.is_file()),
+            key=lambda p: -_size(p),
+        )
+        with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+            return {t for t in pool.map(holder, files) if t is not None}
 
 
 VectorIndex = ChromaIndex  # the name earlier code imported
@@ -621,46 +627,87 @@ _BIG_FILE = 1 << 20
 _CHUNK_WORDS = 1 << 22
 
 
-def contains_any(data: bytes, needles: Sequence[bytes], aligned: bool = False) -> bool:
-    """Whether any needle (each at least 8 bytes) occurs anywhere in ``data``.
+class Needles:
+    """Byte strings to look for in large files, prepared once for every file searched.
 
-    Small inputs are searched once per needle. A large one is read as 32-bit words at
-    each of the four byte offsets (so every position is looked at), a word that begins
-    some needle is found through a table of the words' low 16 bits and then the whole
-    words, and each such candidate is compared in full: four passes over the data
-    whatever the needles' number (an index of 100k turns holds half a gigabyte, and a
-    forget looks for hundreds of needles). ``aligned``: only positions that are a
-    multiple of four, for files made of 4-byte fields written from 4-byte-aligned memory
-    (HNSW's ``.bin`` files), where a copy of a float vector can sit nowhere else."""
-    needles = [n for n in needles if n]
-    if not needles or not data:
-        return False
-    if len(data) < _BIG_FILE or min(len(n) for n in needles) < 8:
-        return any(n in data for n in needles)
-    # a needle that begins with a zero word (zero padding is everywhere in HNSW's files)
-    # would make every zero word a candidate: those few are searched for plainly
-    plain = [n for n in needles if n[:4] == bytes(4)]
-    if any(n in data for n in plain):
-        return True
-    needles = [n for n in needles if n[:4] != bytes(4)]
-    if not needles:
-        return False
-    heads = np.unique(np.frombuffer(b"".join(n[:4] for n in needles), "<u4"))
-    table = np.zeros(1 << 16, dtype=bool)  # small enough to stay in the CPU's cache
-    table[heads & 0xFFFF] = True
-    wanted = {bytes(n[:4]): [m for m in needles if m[:4] == n[:4]] for n in needles}
-    for offset in (0,) if aligned else range(4):
-        words = (len(data) - offset) // 4
-        for first in range(0, words, _CHUNK_WORDS):
-            count = min(_CHUNK_WORDS, words - first)
-            view = np.frombuffer(data, "<u4", count=count, offset=offset + 4 * first)
-            maybe = np.flatnonzero(table[view & 0xFFFF])
-            for k in maybe[np.isin(view[maybe], heads)]:
-                at = offset + 4 * (first + int(k))
-                for n in wanted.get(data[at : at + 4], ()):
-                    if data[at : at + len(n)] == n:
+    A large file is read as 32-bit words at multiples of four. Any occurrence of a
+    needle of at least 8 bytes covers a whole word at one of the needle's first four
+    offsets, so each needle is entered under its four words there: one pass over the
+    data, whatever the needles' number (an index of 100k turns holds half a gigabyte,
+    and a forget looks for hundreds of needles). A word is a candidate when its low and
+    its high 16 bits both occur in the table (two lookups in tables small enough to
+    stay in the CPU's cache), then when it is one of the needles' words, and each
+    candidate is compared in full."""
+
+    def __init__(self, needles: Iterable[bytes]) -> None:
+        found = [bytes(n) for n in dict.fromkeys(needles) if n]
+        # a needle shorter than two words, or with a zero word at its head (zero padding
+        # is everywhere in HNSW's files and would make every zero word a candidate), is
+        # searched for plainly
+        self.plain = [
+            n for n in found if len(n) < 8 or any(n[j : j + 4] == bytes(4) for j in range(4))
+        ]
+        plain = set(self.plain)
+        self.tables = {
+            aligned: self._table(
+                [(j, n) for n in found if n not in plain for j in ((0,) if aligned else range(4))]
+            )
+            for aligned in (False, True)
+        }
+        self.all = found
+
+    @staticmethod
+    def _table(
+        entries: list[tuple[int, bytes]],
+    ) -> tuple[dict[int, list[tuple[int, bytes]]], np.ndarray, np.ndarray, np.ndarray]:
+        by_word: dict[int, list[tuple[int, bytes]]] = {}
+        for j, n in entries:
+            by_word.setdefault(int.from_bytes(n[j : j + 4], "little"), []).append((j, n))
+        words = np.array(sorted(by_word), dtype=np.uint32)
+        low = np.zeros(1 << 16, dtype=bool)
+        high = np.zeros(1 << 16, dtype=bool)
+        low[words & 0xFFFF] = True
+        high[words >> 16] = True
+        return by_word, words, low, high
+
+    def __bool__(self) -> bool:
+        return bool(self.all)
+
+    def found_in(self, data: bytes, aligned: bool = False) -> bool:
+        """Whether any needle occurs in ``data``. ``aligned``: only at positions that are
+        a multiple of four, for files made of 4-byte fields written from 4-byte-aligned
+        memory (HNSW's ``.bin`` files), where a copy of a float vector can sit nowhere
+        else."""
+        if not self.all or not data:
+            return False
+        if len(data) < _BIG_FILE:
+            return any(n in data for n in self.all)
+        if any(n in data for n in self.plain):
+            return True
+        by_word, words, low, high = self.tables[aligned]
+        if not by_word:
+            return False
+        total = len(data) // 4
+        for first in range(0, total, _CHUNK_WORDS):
+            view = np.frombuffer(
+                data, "<u4", count=min(_CHUNK_WORDS, total - first), offset=4 * first
+            )
+            at = np.flatnonzero(low[view & 0xFFFF])
+            got = view[at]
+            keep = high[got >> 16]
+            at, got = at[keep], got[keep]
+            keep = np.isin(got, words)
+            for k, word in zip(at[keep].tolist(), got[keep].tolist(), strict=True):
+                q = 4 * (first + k)
+                for j, n in by_word[word]:
+                    if q >= j and data[q - j : q - j + len(n)] == n:
                         return True
-    return False
+        return False
+
+
+def contains_any(data: bytes, needles: Sequence[bytes], aligned: bool = False) -> bool:
+    """Whether any needle occurs in ``data`` (see ``Needles``)."""
+    return Needles(needles).found_in(data, aligned)
 
 
 def _snapshot(path: Path) -> set[tuple[str, int, int]] | None:
@@ -718,9 +765,48 @@ def _is_uuid(name: str) -> bool:
     return True
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # gone meanwhile
+        return 0
+
+
 def _zero(path: Path) -> None:
     size = path.stat().st_size
     with open(path, "r+b") as f:
         f.write(b"\0" * size)
         f.flush()
         os.fsync(f.fileno())
+
+
+def _erase_from(col: Any, ids: list[str], write_out: bool) -> None:
+    """Overwrite ``ids``' entries in ``col`` with random unit vectors, then delete them;
+    ``write_out``: with the collection set to write its graph out after each batch."""
+    dim = getattr(getattr(col, "_model", None), "dimension", None)
+    if write_out:  # before anything loads the graph: out after each call
+        col.modify(configuration={"hnsw": {"sync_threshold": 2, "batch_size": UPSERT_BATCH}})
+    try:
+        present = [
+            i
+            for k in range(0, len(ids), UPSERT_BATCH)
+            for i in col.get(ids=ids[k : k + UPSERT_BATCH], include=[])["ids"]
+        ]
+        if not present:
+            return
+        if not dim:  # nothing to overwrite with: delete; the check finds the rest
+            col.delete(ids=present)
+            return
+        rng = np.random.default_rng()
+        for k in range(0, len(present), UPSERT_BATCH):
+            chunk = present[k : k + UPSERT_BATCH]
+            noise = rng.standard_normal((len(chunk), dim)).astype(np.float32)
+            noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+            col.update(ids=chunk, embeddings=list(noise))
+        for k in range(0, len(present), UPSERT_BATCH):
+            col.delete(ids=present[k : k + UPSERT_BATCH])
+    finally:
+        # back to Chroma's defaults, which is all voxmem creates collections with (a
+        # value read back could be one an interrupted erase left behind)
+        if write_out:
+            col.modify(configuration={"hnsw": dict(HNSW_WRITE_DEFAULTS)})

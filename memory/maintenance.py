@@ -89,24 +89,19 @@ class Maintenance:
             for space in ALL_SPACES:
                 self.index.drop(tenant, space)
         self.index.purge()
-        self._in_fresh_process(["rebuild", *tenants], "")
+        self._in_fresh_process(["rebuild", *tenants])
 
     def erase_clean(self, tenant: str, segment_ids: Sequence[str]) -> None:
         """Delete these turns' index entries so that their vectors leave the index files
         (``erase``: overwritten in place, then deleted), without rebuilding the tenant's
-        collections: a search meanwhile sees every other turn. Embedded, in a fresh
-        process, which loads the graphs with the setting that makes it write them out;
-        on a server, in this process (the server writes the overwritten slots out at its
-        next write of each graph)."""
+        collections: a search meanwhile sees every other turn. Then ``purge``: the
+        embedded index's database keeps deleted rows in its free pages until vacuumed."""
         if not segment_ids:
             return
-        if self.index.mode != "embedded":
-            for space in SegmentEntries.spaces:
-                self.index.erase(tenant, space, segment_ids)
-            return
-        self._in_fresh_process(["erase", tenant], "\n".join(segment_ids))
+        self.index.erase(tenant, SegmentEntries.spaces, segment_ids)
+        self.index.purge()
 
-    def _in_fresh_process(self, args: list[str], stdin: str) -> None:
+    def _in_fresh_process(self, args: list[str]) -> None:
         # letting go writes out what this process held (Chroma does it in the background,
         # into the dropped collections' folders too): wait for it, so that the new
         # process's purge finds those folders
@@ -121,7 +116,7 @@ class Maintenance:
                 str(index_path),
                 *args,
             ],
-            input=stdin,
+            stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
             check=False,

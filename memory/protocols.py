@@ -148,8 +148,9 @@ class IndexBackend(Protocol):
         self, tenant: str, space: str, ids: Sequence[str], metadatas: Sequence[Metadata]
     ) -> None: ...
     def delete(self, tenant: str, space: str, ids: Iterable[str]) -> None: ...
-    def erase(self, tenant: str, space: str, ids: Iterable[str]) -> None:
-        """Delete ``ids`` so that their vectors also leave the engine's files."""
+    def erase(self, tenant: str, spaces: Sequence[str], ids: Iterable[str]) -> None:
+        """Delete ``ids`` from each of ``spaces`` so that their vectors also leave the
+        engine's files."""
         ...
 
     def query(
