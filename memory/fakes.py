@@ -164,10 +164,16 @@ class MemoryCatalogWrite(_Reads):
         self._s.speakers.pop(speaker_id, None)
 
     def voiceprints(self, speaker_id: str) -> list[np.ndarray]:
+        spk = self._s.speakers.get(speaker_id)  # a stored speaker's, of its own tenant
+        if spk is None:
+            return []
         return [
             s.vectors["speaker"].copy()
             for s in self._s.segments.values()
-            if s.speaker_id == speaker_id and s.id not in self._s.hidden and "speaker" in s.vectors
+            if s.speaker_id == speaker_id
+            and s.tenant == spk.tenant
+            and s.id not in self._s.hidden
+            and "speaker" in s.vectors
         ]
 
     def set_speaker(self, segment_ids: Sequence[str], speaker_id: str) -> None:
@@ -492,6 +498,8 @@ class MemoryIndex:
                 col.pop(i, None)
 
     def erase(self, tenant: str, spaces: Sequence[str], ids: Iterable[str]) -> None:
+        if isinstance(spaces, str):
+            raise TypeError("erase takes a sequence of spaces, not one space's name")
         ids = list(ids)
         for space in spaces:
             self.delete(tenant, space, ids)  # a deleted entry leaves nothing behind here

@@ -11,9 +11,9 @@ same transaction that hides those segments from every read. Then the job runs:
            turn another thread or process stores meanwhile keeps its tenant row,
            speaker, FLAC and vectors.
   index    the segments' entries are erased from the index: overwritten in place with
-           random vectors, then deleted, with the graphs written out by a fresh
-           process when the index is embedded (a Chroma server writes them out at
-           its next write-out of each graph), so their vectors leave the index
+           random vectors, then deleted, with the graphs written out at once when
+           the index is embedded (a Chroma server writes them out at its next
+           write-out of each graph), so their vectors leave the index
            files without a rebuild and searches meanwhile see every other turn; the
            catalog's WAL is folded back so the deleted rows leave its files.
   compact  the index files are checked for the forgotten vectors' bytes; where they

@@ -411,6 +411,8 @@ class ChromaIndex:
         held. All of it under one hold of the index, so no reader here loads a graph in
         between. A server's setting is left alone: the overwritten entries reach its files
         at its next write-out of the graph."""
+        if isinstance(spaces, str):
+            raise TypeError("erase takes a sequence of spaces, not one space's name")
         ids = list(dict.fromkeys(ids))
         if not ids or not spaces:
             return
@@ -423,8 +425,8 @@ class ChromaIndex:
                 for space in spaces:
                     self._on(tenant, space, False, lambda col: _erase_from(col, ids, embedded))
             finally:
-                if embedded:
-                    self.release()
+                if embedded:  # settled before another reader may load these graphs
+                    self.release(settle=True)
 
     def query(
         self,
@@ -520,10 +522,12 @@ class ChromaIndex:
                 # Chroma writes out the graph of a dropped collection from a background
                 # task when it lets go of it, which can land after the drop returns: keep
                 # erasing orphan folders until none has appeared for a while.
-                # With no drop here since the last purge, one look is enough.
+                # With no drop here since the last purge and none found, one look is
+                # enough.
+                found = _erase_orphans(self.path, live)
                 quiet_since = time.monotonic()
-                deadline = quiet_since + (ORPHAN_SETTLE_S * 4 if self._dropped else 0.0)
-                _erase_orphans(self.path, live)
+                wait = self._dropped or found
+                deadline = quiet_since + (ORPHAN_SETTLE_S * 4 if wait else 0.0)
                 while time.monotonic() < deadline:
                     if _erase_orphans(self.path, live):
                         quiet_since = time.monotonic()

@@ -98,8 +98,16 @@ class Maintenance:
         embedded index's database keeps deleted rows in its free pages until vacuumed."""
         if not segment_ids:
             return
-        self.index.erase(tenant, SegmentEntries.spaces, segment_ids)
-        self.index.purge()
+        try:
+            self.index.erase(tenant, SegmentEntries.spaces, segment_ids)
+            self.index.purge()
+        except StoreError:
+            raise  # typed already (an index away leaves the forget pending)
+        except Exception as exc:
+            raise StoreError(
+                "clearing the index after a forget failed; the catalog and audio are already "
+                f"erased, run `voxmem rebuild` to finish. Details: {type(exc).__name__}: {exc}"
+            ) from exc
 
     def _in_fresh_process(self, args: list[str]) -> None:
         # letting go writes out what this process held (Chroma does it in the background,

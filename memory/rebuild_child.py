@@ -3,10 +3,11 @@
     python -m voxmem.memory.rebuild_child DATA_DIR CHROMA_PATH rebuild TENANT...
 
 ``rebuild`` recreates the tenants' collections from the catalog, then purges the
-index. Run by ``Maintenance`` when a forget cannot erase entries in place: a fresh
-process never held the forgotten vectors, so none can reach the graph files it writes
-from its memory. It opens the catalog and the embedded index only (no forget jobs are
-resumed here: the process that started this one owns them).
+index. Run by ``Maintenance`` when a forget rebuilds rather than erases in place (a
+forget of everything, a job resumed without the forgotten vectors, vectors still found
+after an erase): a fresh process never held the forgotten vectors, so none can reach
+the graph files it writes from its memory. It opens the catalog and the embedded index
+only (no forget jobs are resumed here: the process that started this one owns them).
 """
 
 from __future__ import annotations

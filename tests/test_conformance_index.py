@@ -123,6 +123,36 @@ def test_drop_then_nothing_is_there(index: IndexBackend, tenant: str) -> None:
     assert index.count(tenant, "text") == 2
 
 
+def test_erase_removes_the_entries_from_every_space_given(index: IndexBackend, tenant: str) -> None:
+    ids = _fill(index, tenant, space="text")
+    _fill(index, tenant, space="speaker")
+    _fill(index, tenant, space="style")
+    index.erase(tenant, ["text", "speaker"], ids[:2])
+    for space in ("text", "speaker"):
+        assert index.ids(tenant, space) == set(ids[2:])
+    assert index.ids(tenant, "style") == set(ids)  # a space not named keeps them
+    hits = index.query(tenant, "text", _unit(3), 6)
+    assert [h.id for h in hits][:1] == ["seg_3"] and {h.id for h in hits} == set(ids[2:])
+    # unknown ids and tenants are nothing to erase; one space's name alone is refused
+    index.erase(tenant, ["text"], ["seg_none"])
+    index.erase(f"{tenant}-other", ["text"], ids)
+    with pytest.raises(TypeError, match="sequence of spaces"):
+        index.erase(tenant, "text", ids[2:3])  # type: ignore[arg-type]
+    assert index.ids(tenant, "text") == set(ids[2:])
+    index.erase(tenant, ["style"], ids[:2])
+    assert index.ids(tenant, "style") == set(ids[2:])
+    # what the index's own files hold (embedded; a server's are out of reach): after a
+    # purge, none of the erased vectors in any form Chroma stores them
+    from voxmem.memory.index import stored_forms
+
+    index.purge()
+    needles = [n for i in range(2) for n in stored_forms(_unit(i).tobytes(), 32)]
+    assert index.holds(needles) == set()
+    if isinstance(index, ChromaIndex) and index.mode == "embedded":
+        kept = [n for n in stored_forms(_unit(4).tobytes(), 32)]
+        assert index.holds(kept) == {tenant}  # the search finds what is there
+
+
 def test_a_closed_index_says_so(index: IndexBackend, tenant: str) -> None:
     _fill(index, tenant, 1)
     index.close()

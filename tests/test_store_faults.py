@@ -20,7 +20,7 @@ from tests.store_helpers import ChromaServer, open_fake, store_child, tone, vect
 from voxmem.memory import SPACES, AudioMemory, StoreError, TenantRequired
 from voxmem.memory.catalog import CatalogBusy
 from voxmem.memory.index import IndexUnavailable
-from voxmem.memory.records import ForgetPending, IndexPending
+from voxmem.memory.records import ForgetPending, IndexPending, NewSegment
 
 
 def _add(memory: AudioMemory, tenant: str, session: str, seed: int) -> str:
@@ -252,6 +252,53 @@ def test_a_search_waiting_behind_a_release_reconnects(tmp_path: Path) -> None:
         memory.index.release()
     reader.join(timeout=30)
     assert got == [seg]
+    memory.close()
+
+
+def test_searches_in_other_threads_during_a_forget_neither_fail_nor_defeat_the_erase(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded erase lets go of its graphs and loads each again under the setting
+    that writes it out: a search in another thread meanwhile waits rather than loading a
+    graph without that setting (which would leave the forgotten vectors in the files
+    and make the forget rebuild the tenant)."""
+    memory = open_fake(tmp_path / "mem")
+    for first in range(0, 300, 50):
+        memory.add_segments(
+            [
+                NewSegment(tone(300), f"turn {first + i}", vectors(memory, first + i))
+                for i in range(50)
+            ],
+            tenant="t",
+            session=f"s{first // 50}",
+        )
+    keep = vectors(memory, 200)
+    rebuilt: list[object] = []
+    monkeypatch.setattr(memory.forgetting, "rebuild_clean", rebuilt.append)
+    stop, seen, errors = threading.Event(), [], []
+
+    def search() -> None:
+        while not stop.is_set():
+            try:
+                for space in SPACES:
+                    seen.append(memory.search("t", space, keep[space], k=1)[0].segment.transcript)
+            except Exception as exc:  # reported below
+                errors.append(exc)
+                return
+
+    readers = [threading.Thread(target=search) for _ in range(2)]
+    for r in readers:
+        r.start()
+    try:
+        time.sleep(0.2)
+        assert memory.forget("t", session="s1") == 50
+    finally:
+        stop.set()
+        for r in readers:
+            r.join(timeout=60)
+    assert errors == [] and len(seen) > 8 and set(seen) == {"turn 200"}
+    assert rebuilt == []  # erased in place: no forgotten vector was left in the files
+    assert memory.index.count("t", "text") == 250
     memory.close()
 
 
