@@ -176,6 +176,9 @@ class MemoryCatalogWrite(_Reads):
             and "speaker" in s.vectors
         ]
 
+    def voiceprints_of(self, speaker_ids: Sequence[str]) -> dict[str, list[np.ndarray]]:
+        return {i: self.voiceprints(i) for i in speaker_ids}
+
     def set_speaker(self, segment_ids: Sequence[str], speaker_id: str) -> None:
         for i in segment_ids:
             if i in self._s.segments:

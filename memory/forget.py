@@ -262,11 +262,9 @@ class Forgetting:
             # the speakers there were when the forget was asked; one enrolled since is
             # another write's, and is kept like its turns
             speakers |= {i for i, s in known.items() if s.created_at <= job.created_at}
-        for spk_id in speakers:
-            spk = known.get(spk_id)
-            if spk is None:
-                continue
-            spk = recompute_centroid(tx, spk)
+        prints = tx.voiceprints_of(sorted(i for i in speakers if i in known))
+        for spk_id, own in prints.items():
+            spk = recompute_centroid(tx, known[spk_id], own)
             doomed = job.everything or spk.id == job.speaker_id or spk.name is None
             if spk.n_segments == 0 and doomed:
                 tx.delete_speaker(spk.id)

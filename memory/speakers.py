@@ -69,9 +69,12 @@ def match_or_create(
     return match.id
 
 
-def recompute_centroid(tx: CatalogWrite, speaker: Speaker) -> Speaker:
-    """Centroid = normalised mean of the speaker's live segment voiceprints (if any)."""
-    prints = tx.voiceprints(speaker.id)
+def recompute_centroid(
+    tx: CatalogWrite, speaker: Speaker, prints: list[np.ndarray] | None = None
+) -> Speaker:
+    """Centroid = normalised mean of the speaker's live segment voiceprints (if any);
+    ``prints``: those voiceprints, read already."""
+    prints = tx.voiceprints(speaker.id) if prints is None else prints
     if prints:
         speaker.centroid = unit(np.mean(prints, axis=0))
     speaker.n_segments, speaker.updated_at = len(prints), time.time()

@@ -152,6 +152,13 @@ def test_speakers_by_id_or_name_and_their_voiceprints(catalog: CatalogBackend) -
         assert len(tx.voiceprints("spk_a")) == 3
         tx.set_speaker(["seg_t_0"], "spk_b")
         assert len(tx.voiceprints("spk_b")) == 1
+        # several speakers at once: the same voiceprints, every id asked a key
+        many = tx.voiceprints_of(["spk_a", "spk_b", "nobody"])
+        assert {k: len(v) for k, v in many.items()} == {"spk_a": 2, "spk_b": 1, "nobody": 0}
+        for spk in ("spk_a", "spk_b"):
+            assert sorted(v.tobytes() for v in many[spk]) == sorted(
+                v.tobytes() for v in tx.voiceprints(spk)
+            )
         a.name, a.n_segments = "ann", 2
         tx.put_speaker(a)
     assert [s.id for s in catalog.speakers("t")] == ["spk_a", "spk_b"]
