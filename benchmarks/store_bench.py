@@ -295,8 +295,9 @@ def run_store(
         "unrecoverable, in three steps: forget_catalog_s (rows deleted, audio overwritten "
         "and deleted, speakers' centroids recomputed), forget_index_s (the turns' index "
         "entries overwritten with random vectors and deleted, the graphs written out; "
-        "embedded, the index's database vacuumed) and forget_check_s (embedded, the index's "
-        "files searched for the forgotten vectors; a server's files are out of reach).",
+        "embedded, the index's database vacuumed; the catalog's WAL folded back) and "
+        "forget_check_s (embedded, the index's files searched for the forgotten vectors; a "
+        "server's files are out of reach).",
         "bytes_per_segment counts audio (0.25 s FLAC), catalog and index (with a server, the "
         "PostgreSQL tables; the Chroma server's folder is inside the run's folder).",
         "Plot: store.png.",
