@@ -1,7 +1,8 @@
 """Reference clips ("more from this voice", "what comes next in this conversation").
 
 A clip is encoded with the memory's own encoders, only in the spaces a plan compares
-it in, and transcribed only when the plan takes its words. Encodings are cached by a
+it in, and transcribed only when the plan takes its words (the decode runs in a thread
+beside the encoders). Encodings are cached by a
 hash of the clip's samples (a bounded LRU per set of encoders), so asking several
 things about one clip encodes it once. The transcript comes from a short decode:
 whisper's encoder is run on the clip's own length (plus a margin, at least 5 s)
@@ -12,11 +13,13 @@ length cap) falls back to the transcriber's full decode.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,19 +62,26 @@ class Reference:
         with entry.lock:
             vectors = entry.vectors
             encoders = {"speaker": p.speaker, "style": p.style, "environment": p.environment}
-            for space in spaces:
-                if space in vectors or space not in encoders:
-                    continue
-                if space == "style" and isinstance(p.style, RelativeStyleEncoder):
-                    # the raw functionals too, to judge the clip against its speaker's habits
-                    raw = p.style.features([audio])
-                    vectors["style_raw"] = _frozen(raw[0])
-                    vectors["style"] = _frozen(p.style.vectors(raw)[0])
-                else:
-                    vectors[space] = _frozen(encoders[space].embed([audio])[0])
-            if transcribe and entry.transcript is None:
-                entry.transcript = transcribe_reference(p, audio)
-                vectors["text"] = _frozen(p.text.passages([entry.transcript])[0])
+            todo = [s for s in spaces if s not in vectors and s in encoders]
+            with contextlib.ExitStack() as stack:
+                words = None
+                if transcribe and entry.transcript is None:
+                    # the decode, most of the cost and much of it one core's work, runs
+                    # beside the encoders
+                    pool = stack.enter_context(ThreadPoolExecutor(max_workers=1))
+                    words = pool.submit(transcribe_reference, p, audio)
+                for space in todo:
+                    if space == "style" and isinstance(p.style, RelativeStyleEncoder):
+                        # the raw functionals too, to judge the clip against its speaker's
+                        # habits
+                        raw = p.style.features([audio])
+                        vectors["style_raw"] = _frozen(raw[0])
+                        vectors["style"] = _frozen(p.style.vectors(raw)[0])
+                    else:
+                        vectors[space] = _frozen(encoders[space].embed([audio])[0])
+                if words is not None:
+                    entry.transcript = words.result()
+                    vectors["text"] = _frozen(p.text.passages([entry.transcript])[0])
             wanted = set(spaces) | ({"style_raw"} if "style" in spaces else set())
             wanted |= {"text"} if transcribe else set()
             return cls(
