@@ -79,9 +79,10 @@ class Reference:
                         vectors["style"] = _frozen(p.style.vectors(raw)[0])
                     else:
                         vectors[space] = _frozen(encoders[space].embed([audio])[0])
-                if words is not None:
-                    entry.transcript = words.result()
-                    vectors["text"] = _frozen(p.text.passages([entry.transcript])[0])
+                if words is not None:  # both or neither: a failure leaves nothing cached
+                    said = words.result()
+                    vectors["text"] = _frozen(p.text.passages([said])[0])
+                    entry.transcript = said
             wanted = set(spaces) | ({"style_raw"} if "style" in spaces else set())
             wanted |= {"text"} if transcribe else set()
             return cls(
