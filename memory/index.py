@@ -674,9 +674,6 @@ class Needles:
         high[words >> 16] = True
         return by_word, words, low, high
 
-    def __bool__(self) -> bool:
-        return bool(self.all)
-
     def found_in(self, data: bytes, aligned: bool = False) -> bool:
         """Whether any needle occurs in ``data``. ``aligned``: only at positions that are
         a multiple of four, for files made of 4-byte fields written from 4-byte-aligned
