@@ -92,14 +92,25 @@ POOLS: dict[str, Pool] = {
     p.name: p
     for p in [
         Pool(
-            "plans/test_v4",
+            "plans/test_v5",
             "test",
+            "plan",
+            "plans/test_v5.jsonl",
+            sha256="b07bc303880eff4916d2010fe9dd0ac8f6627d9e02716cec303339a62dd09be5",
+            speaker_names=("Noor", "Sven", "Adaeze", "Kenji", "Rosa"),
+            note="420 instructions (70 not in English), written blind on 2026-12-03 before "
+            "the planner changes they score",
+        ),
+        Pool(
+            "plans/test_v4",
+            "dev",
             "plan",
             "plans/test_v4.jsonl",
             sha256="1e120afe7d2e4213d48f7185905428414e7d3b9f118721bbc3326d5f7796648a",
             speaker_names=("Priya", "Tomasz", "Aiko", "Mateo", "Grace"),
-            note="420 instructions (70 not in English), written blind on 2026-12-03 before "
-            "the planner changes they score",
+            note="420 instructions (70 not in English); a test pool until its figure was "
+            "reported once (3c5b6ba), then read to change the planner: a tuning figure "
+            "since 2026-12-03, superseded as a test by plans/test_v5",
         ),
         Pool(
             "plans/test_v3",
