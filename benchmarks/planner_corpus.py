@@ -52,6 +52,9 @@ class Example:
     content: str  # none | present | reference
     role: str  # none | user | agent
     time: str  # none | a time label
+    #: whether a reference clip comes with it: always when something is taken from the
+    #: clip, sometimes otherwise (a clip with an instruction that does not use it)
+    has_reference: bool = False
 
     @property
     def text(self) -> str:
@@ -120,7 +123,9 @@ SAME_BY = _phrases(
     query clip | from this exact speaker | voiced by the same person | by the one
     talking in this recording | from the narrator of this clip | with this person
     speaking | by the very same speaker | from the same person as here | by the same guy
-    | spoken in this same voice
+    | spoken in this same voice | from whoever this is | by this voice | from this
+    person | from the person in it | by whoever's talking here | with this voice |
+    from the one speaking here | by this same caller
     """
 )
 ANY_SUBJECT = _phrases(
@@ -262,6 +267,48 @@ AMBIGUOUS_TOPICS = _phrases(
     exam | the radio interview | the party budget | the river cleanup
     """
 )
+
+#: sound and mood words that are often part of a topic, and the nouns they make
+#: topics with ("the alarm system", "the music theory class", "the rain gutters")
+TOPIC_SOUND_WORDS = _phrases(
+    """
+    rain | storm | thunderstorm | wind | bird | dog | cat | phone | bell | alarm |
+    keyboard | clock | engine | car | crowd | music | water | fan | radio | camera |
+    paper | noise | traffic | piano | siren | fridge | door | kettle | baby | party
+    """
+)
+TOPIC_MOOD_WORDS = _phrases(
+    """
+    sad | angry | noisy | loud | quiet | fast | slow | high | low | happy | excited |
+    calm | flat | crying | laughing | whispering | shouting | deep | neutral
+    """
+)
+TOPIC_HEADS = _phrases(
+    """
+    forecast | warning | damage | insurance | bill | repair | system | settings | theory
+    | lessons | festival | sitter | walker | food | contract | charger | battery |
+    heater | pump | leak | gutters | policy | complaint | permit | schedule | budget |
+    subscription | recall | show | club | shop | vet | class | campaign | customers |
+    news | review | neighbours | story | jokes | stand | company | trip | season | app
+    """
+)
+
+
+def ambiguous_topic(rng: np.random.Generator, split: Split) -> str:
+    """A topic holding a sound or mood word: content, not a constraint."""
+    r = rng.random()
+    if r < 0.3:
+        return _pick(rng, AMBIGUOUS_TOPICS, split)
+    head = _pick(rng, TOPIC_HEADS, split)
+    words = TOPIC_SOUND_WORDS if r < 0.75 else TOPIC_MOOD_WORDS
+    noun = f"{_pick(rng, words, split)} {head}"
+    r = rng.random()
+    if r < 0.2:
+        noun = f"{noun} {_pick(rng, ['for', 'in', 'at', 'of'])} the {_pick(rng, NOUNS, split)}"
+    elif r < 0.35:
+        return f"{_pick(rng, GERUNDS, split)} the {noun}"
+    return f"{_pick(rng, _DETS)} {noun}".strip()
+
 
 # --- how it sounded -----------------------------------------------------------
 
@@ -462,7 +509,12 @@ STYLE_SAME = _phrases(
     same affect | with identical prosody | in the same way of speaking as the sample |
     with that same tone | expressed the same way | with a matching emotional tone | in a
     similar mood | with the tone of this sample | in the very same manner | with the
-    same attitude in the voice
+    same attitude in the voice | with this kind of energy | the way this is said | same
+    delivery | same vibe | same emotion | with this energy | in this tone | sounding
+    like this | the same way of talking | just as worked up as here | with this feel |
+    like this one sounds | mood-wise like this | same feel as the ref | in the same
+    spirit as this | with the same energy as the sample | the same kind of tone | said
+    the way it's said here | with a tone like this
     """
 )
 
@@ -632,7 +684,13 @@ ENV_SAME = _phrases(
     matches this clip | recorded in the same spot | with the same backdrop | in the same
     setting as the sample | with the background of this recording | with a similar
     soundscape | with the same noise floor | where the surroundings sound the same | in
-    the same acoustic space | with the same background hum as here
+    the same acoustic space | with the same background hum as here | same env as the
+    ref | from the same setting | with this background | from wherever this was taken |
+    from there | with whatever noise is in the back here | with this exact background |
+    where this was recorded | in the same kitchen | in the same room | from the same
+    place as this | same surroundings | with that noise behind it | same ambience as the
+    reference | from this location | with the same sounds behind | recorded where this
+    was | in this same spot | with these background sounds | same backdrop as here
     """
 )
 
@@ -692,9 +750,43 @@ REF_FRAMES = _phrases(
 )
 
 
+#: the clip's own words asked for briefly, as people type or say it to an assistant
+REFERENCE_SHORT = _phrases(
+    """
+    answer this | answer it | the answer | and then what | what came next | what comes
+    after | keep going | keep going from here | continue from here | continue this |
+    carry on from this | what did they say after this | what got said after | who
+    answered this | what's the reply | did anyone answer this | any answer to this | how
+    did it go on | what happened after this bit | finish this | the rest of it | the next
+    bit | what's next | respond to this | the response | the comeback to this | what was
+    said back | the rest of this talk | where does this go next | what follows | the
+    reply to it | who responded and what they said | the answer please | find the
+    answer | what's the answer to this | how it carried on | the next part | what did
+    they reply | and after that | what was the answer | the follow-up | pick up where
+    this stops
+    """
+)
+#: what people say about the clip before asking for its answer or continuation (the
+#: instruction's own wording: never the content)
+REFERENCE_CONTEXT = _phrases(
+    """
+    this is a question from the meeting | I'm playing you my question again | the
+    question's in the audio | here's what I asked | this is from the call | I recorded
+    this question | the call dropped right here | I heard this on the call | this is
+    from yesterday's chat | this bit is from the interview | here's the clip | listen to
+    this | I'm asking this out loud | so this is the question | this was cut off | my
+    question is in the recording | this is someone asking something | this is where the
+    audio stops | that's the question | I just recorded this
+    """
+)
+
+
 def reference_phrase(rng: np.random.Generator, split: Split) -> str:
     """Content taken from the reference clip, worded with the clip and the question."""
-    if rng.random() < 0.4:
+    r = rng.random()
+    if r < 0.25:
+        return _pick(rng, REFERENCE_SHORT, split)
+    if r < 0.5:
         return _pick(rng, REFERENCE_CONTENT, split)
     frame = _pick(rng, REF_FRAMES, split)
     return frame.format(q=_pick(rng, REF_QUESTION, split), c=_pick(rng, REF_CLIP, split))
@@ -706,7 +798,9 @@ ANY_SAID: dict[str, list[str]] = {
         """
         any speaker | whoever it is | regardless of who is speaking | never mind whose
         voice it is | from anyone | it doesn't matter who said it | by anybody | any
-        voice | no matter who | whoever said it | from any person
+        voice | no matter who | whoever said it | from any person | not the same voice |
+        not necessarily this person | not the person, just that | doesn't have to be the
+        same speaker | other people too | not just this speaker | anyone at all
         """
     ),
     "style": _phrases(
@@ -1024,8 +1118,8 @@ def _draw(rng: np.random.Generator, split: Split) -> _Draw:
         d.topic = (
             clause(rng, split)
             if d.clause
-            else _pick(rng, AMBIGUOUS_TOPICS, split)
-            if r < 0.2
+            else ambiguous_topic(rng, split)
+            if r < 0.3
             else topic(rng, split)
         )
     elif r < 0.72:
@@ -1080,9 +1174,93 @@ def _style_phrase(rng: np.random.Generator, label: str, split: Split) -> str:
     return _pick(rng, STYLE_FRAMES, split).format(a=adj)
 
 
+#: what was behind it told as something happening ("with the line crackling")
+ENV_CLAUSES: dict[str, list[str]] = {
+    "rain": _phrases(
+        "while it was pouring outside | with rain hammering the roof | as it rained | when "
+        "it was bucketing down | with the rain coming down"
+    ),
+    "thunderstorm": _phrases(
+        "while the storm raged | with thunder rolling in | during the thunderstorm | as "
+        "it thundered outside"
+    ),
+    "wind": _phrases(
+        "with the wind howling | while it was blowing a gale | as the wind roared | with "
+        "the wind whipping the mic"
+    ),
+    "birds": _phrases(
+        "with birds chirping away | while the birds sang | with gulls screeching | as the "
+        "birds were tweeting"
+    ),
+    "dog": _phrases(
+        "with the dog barking | while the pup was yapping | with a dog going nuts | as "
+        "the dog kept barking"
+    ),
+    "cat": _phrases(
+        "with the cat meowing | while the cat purred | as the kitten mewed | with a cat yowling"
+    ),
+    "phone": _phrases(
+        "when someone's phone went off | with a phone ringing nonstop | as the phone "
+        "rang | while a cell buzzed"
+    ),
+    "bell": _phrases(
+        "while the bells rang | with the doorbell going | as church bells chimed | when "
+        "the bell rang"
+    ),
+    "alarm": _phrases(
+        "while an alarm was going off | with a siren wailing | as the smoke alarm "
+        "beeped | when the alarm blared"
+    ),
+    "typing": _phrases(
+        "while someone was typing | with keys clacking | as somebody hammered the "
+        "keyboard | with the keyboard clattering"
+    ),
+    "clock": _phrases(
+        "with a clock ticking | while the clock ticked away | as the clock chimed | with "
+        "the clock tocking"
+    ),
+    "engine": _phrases(
+        "with the motor idling | while the engine ran | with cars roaring past | as a "
+        "truck rumbled by"
+    ),
+    "footsteps": _phrases(
+        "with someone pacing around | while people walked past | as footsteps "
+        "echoed | with heels clicking by"
+    ),
+    "crowd": _phrases(
+        "with everyone talking at once | while the room buzzed with chatter | as a crowd "
+        "murmured | with people milling about"
+    ),
+    "music": _phrases(
+        "with a song playing | while music blared | as the band played | with the radio going"
+    ),
+    "water": _phrases(
+        "with the tap running | while waves crashed | as the river rushed by | with water splashing"
+    ),
+    "hum": _phrases(
+        "with the fridge buzzing | while the fan droned | as the air conditioning "
+        "whirred | with a low buzz going"
+    ),
+    "static": _phrases(
+        "with the line crackling | while the signal hissed | as the connection "
+        "crackled | with the radio fizzing"
+    ),
+    "camera": _phrases(
+        "with shutters clicking | while photos were taken | as cameras snapped | with "
+        "the camera clicking away"
+    ),
+    "paper": _phrases(
+        "with pages rustling | while papers were shuffled | as someone flipped pages | "
+        "with paper crinkling"
+    ),
+}
+
+
 def _env_phrase(rng: np.random.Generator, label: str, split: Split) -> str:
     if label == "same":
         return _pick(rng, ENV_SAME, split)
+    if rng.random() < 0.2:
+        return _pick(rng, ENV_CLAUSES[label], split)
     if label in ENV_PLACE and rng.random() < 0.25:
         return _pick(rng, ENV_PLACE[label], split)
     np_ = _pick(rng, ENV_NP[label], split)
@@ -1107,6 +1285,8 @@ def _head(b: _Builder, rng: np.random.Generator, d: _Draw, split: Split) -> tupl
     subj = _subject(rng, d, split)
     asks_who = d.speaker != "any" or d.role != "none"
     if d.content == "reference":
+        if rng.random() < 0.25:
+            b.add(_pick(rng, REFERENCE_CONTEXT, split) + _pick(rng, [",", ".", ";", " -"]))
         b.add(_pick(rng, OPENERS, split))
         b.add(reference_phrase(rng, split), "R")
         return False, False
@@ -1185,7 +1365,7 @@ def _render(rng: np.random.Generator, d: _Draw, split: Split) -> list[tuple[str,
         "content": d.content != "none",
     }
     for part, said in ANY_SAID.items():
-        if not asked[part] and rng.random() < 0.08:
+        if not asked[part] and rng.random() < 0.1:
             mods.append((_pick(rng, said, split), "O"))
     rng.shuffle(mods)
     fronted = mods and rng.random() < 0.12
@@ -1243,6 +1423,7 @@ def example(rng: np.random.Generator, split: Split) -> Example:
     end = _pick(rng, ["?", "?", ".", "", "", "!"])
     if end:
         words, tags = [*words, end], [*tags, "O"]
+    uses_clip = "same" in (d.speaker, d.style, d.environment) or d.content == "reference"
     return Example(
         tuple(words),
         tuple(tags),
@@ -1252,6 +1433,7 @@ def example(rng: np.random.Generator, split: Split) -> Example:
         d.content,
         d.role,
         d.time,
+        has_reference=uses_clip or rng.random() < 0.3,
     )
 
 

@@ -164,7 +164,12 @@ def train(
     rng = np.random.default_rng(seed)
     names = _known_names(examples, np.random.default_rng([seed, 7]))
     with threadpool_limits(1):
-        xw = np.concatenate([word_features(e, n) for e, n in zip(encoded, names, strict=True)])
+        xw = np.concatenate(
+            [
+                word_features(e, n, ex.has_reference)
+                for ex, e, n in zip(examples, encoded, names, strict=True)
+            ]
+        )
         tw = np.array([TAGS.index(t) for ex in examples for t in ex.tags])
         weights = _fit(xw, tw, len(TAGS), p.tag_hidden, "tag", p.tag_epochs, 512, p, rng)
         for head in SPANS.values():
@@ -182,7 +187,7 @@ def evaluate(
     right: dict[str, int] = dict.fromkeys([*HEADS, "tags", "content words", "whole plan"], 0)
     n_tags = 0
     for ex, enc, nm in zip(examples, encoded, names, strict=True):
-        pred = model.predict([enc], nm)[0]
+        pred = model.predict([enc], nm, ex.has_reference)[0]
         heads = pred.heads
         ok = {h: heads[h] == getattr(ex, h) for h in HEADS}
         for h in HEADS:

@@ -107,6 +107,72 @@ def test_missing_weights_fall_back_to_the_lexicon_with_a_notice(tmp_path: Path) 
     assert [n.kind for n in plan.notices] == ["fallback"]
 
 
+def _constant_model(tag_probs: dict[str, float]) -> Any:
+    """A planner model whose tagger gives every word the same tag probabilities."""
+    from voxmem.retrievers.planner import N_FLAGS, PlanModel
+
+    width, hidden = 4 * 384 + N_FLAGS, 2
+    logits = np.log(np.array([tag_probs.get(t, 1e-6) for t in TAGS], np.float32))
+    w: dict[str, np.ndarray] = {
+        "tag.w1": np.zeros((width, hidden), np.float32),
+        "tag.b1": np.ones(hidden, np.float32),
+        "tag.w2": np.zeros((hidden, len(TAGS)), np.float32),
+        "tag.b2": logits,
+    }
+    return PlanModel(w)
+
+
+def _encoded(words: list[str]) -> Any:
+    from voxmem.retrievers.planner import Encoded
+
+    return Encoded(words, np.zeros(384, np.float32), np.zeros((len(words), 384), np.float32))
+
+
+def test_weights_built_for_other_features_are_refused(tmp_path: Path) -> None:
+    from voxmem.retrievers.planner import PlanModel
+
+    path = tmp_path / "old.npz"
+    old = {"tag.w1": np.zeros((4 * 384 + 7, 2), np.float16), "tag.b2": np.zeros(10, np.float16)}
+    np.savez(path, allow_pickle=False, **old)
+    with pytest.raises(PlannerUnavailable, match="train-planner"):
+        PlanModel.load(path)
+
+
+def test_the_tagger_is_told_whether_a_clip_came_with_the_instruction() -> None:
+    from voxmem.retrievers.planner import word_features
+
+    e = _encoded(["answer", "this"])
+    with_clip, without = word_features(e, (), True), word_features(e, (), False)
+    assert (with_clip[:, -1] == 1).all() and (without[:, -1] == 0).all()
+    assert (with_clip[:, :-1] == without[:, :-1]).all()
+
+
+def test_a_word_likely_enough_to_be_content_is_content() -> None:
+    from voxmem.retrievers import planner
+
+    words = ["the", "dentist", "?"]
+    model = _constant_model({"O": 0.6, "C": 0.35, "S": 0.05})
+    assert model.predict([_encoded(words)])[0].tags == ["O", "C", "O"]
+    less = _constant_model({"O": 0.75, "C": 0.2, "S": 0.05})
+    assert less.predict([_encoded(words)])[0].tags == ["O", "O", "O"]
+    assert planner.CONTENT_MIN_PROB > 0.2
+
+
+def test_a_clip_with_nothing_else_asked_means_its_own_words() -> None:
+    from voxmem.retrievers.planner import Prediction, to_plan
+
+    nothing = Prediction(["answer", "this"], ["O", "O"], {})
+    assert to_plan(nothing, "answer this", True).content_from_reference
+    plan = to_plan(nothing, "answer this", False)
+    assert not plan.content_from_reference and plan.content is None
+    # a clip that names the voice asked for is not a request for its words
+    voice = Prediction(["this", "speaker"], ["P", "P"], {})
+    plan = to_plan(voice, "this speaker", True)
+    assert plan.speaker.mode == "same" and not plan.content_from_reference
+    mood = Prediction(["same", "mood"], ["S", "S"], {"style": "same"})
+    assert not to_plan(mood, "same mood", True).content_from_reference
+
+
 # --- labels the memory can carry ----------------------------------------------------
 
 
@@ -134,6 +200,7 @@ def trained() -> TrainedPlanner:
 CASES = [
     # the instruction's own wording is not the content
     ("find the answer to what is being asked", True, "content like the reference"),
+    ("and then what?", True, "content like the reference"),
     ("retrieve the second half of this conversation", True, "content like the reference"),
     ("what did this speaker say about the budget?", True, "content 'budget'; speaker same"),
     ("clips where a dog barks in the background", False, "environment target:dog"),
