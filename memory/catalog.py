@@ -36,7 +36,7 @@ from voxmem.memory.records import (
     WrongDimension,
 )
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 120_000
 
 MIGRATIONS: dict[int, list[str]] = {
@@ -136,6 +136,16 @@ MIGRATIONS: dict[int, list[str]] = {
             SELECT 'legacy-' || id, tenant, 'legacy', 'erase', id, 0
             FROM speakers WHERE n_segments = -1""",
         "UPDATE speakers SET n_segments = 0 WHERE n_segments = -1",
+    ],
+    # 4: each speaker's running sum of its live turns' voiceprints, so that a forget
+    # subtracts the forgotten prints instead of reading every print of the speaker;
+    # speakers from before have an unknown sum (NULL), summed once when first needed
+    4: [
+        """CREATE TABLE speaker_sums (
+            speaker_id TEXT PRIMARY KEY,
+            total BLOB,
+            n INTEGER NOT NULL DEFAULT 0)""",
+        "INSERT INTO speaker_sums (speaker_id, total, n) SELECT id, NULL, 0 FROM speakers",
     ],
 }
 #: ids per statement in IN (...) lists
@@ -567,6 +577,77 @@ class SqlWrite:
             "INSERT INTO vectors (segment_id, space, data) VALUES (?, ?, ?)",
             [(s.id, space, _blob(v)) for space, v in s.vectors.items()],
         )
+        voice = s.vectors.get("speaker")
+        if s.speaker_id and voice is not None:
+            self._add_prints({s.speaker_id: (np.asarray(voice, np.float64), 1)})
+
+    # -- each speaker's running sum of live voiceprints ---------------------------------
+
+    def print_sums(self, speaker_ids: Sequence[str]) -> dict[str, tuple[np.ndarray | None, int]]:
+        """Per speaker: the sum of its live turns' voiceprints (float64; empty when it has
+        none) and how many, or ``(None, 0)`` when the sum is not known (a speaker from a
+        catalog older than the sums)."""
+        out: dict[str, tuple[np.ndarray | None, int]] = dict.fromkeys(speaker_ids, (None, 0))
+        for chunk, marks in _chunks(list(speaker_ids)):
+            rows = self.conn.execute(
+                f"SELECT speaker_id, total, n FROM speaker_sums WHERE speaker_id IN ({marks}) "
+                "AND total IS NOT NULL",
+                chunk,
+            )
+            for r in rows:
+                out[r[0]] = (np.frombuffer(bytes(r[1]), np.float64).copy(), int(r[2]))
+        return out
+
+    def set_print_sum(self, speaker_id: str, total: np.ndarray | None, n: int) -> None:
+        """Record a speaker's sum of ``n`` voiceprints (``None``: not known)."""
+        data = None if total is None else np.asarray(total, np.float64).tobytes() if n else b""
+        self.conn.execute(
+            "INSERT INTO speaker_sums (speaker_id, total, n) VALUES (?, ?, ?) "
+            "ON CONFLICT (speaker_id) DO UPDATE SET total = excluded.total, n = excluded.n",
+            (speaker_id, data, n if total is not None else 0),
+        )
+
+    def _add_prints(self, change: Mapping[str, tuple[np.ndarray, int]]) -> None:
+        """Add (or, with a negative count and a negated sum, take away) voiceprints from
+        speakers' sums; an unknown sum stays unknown, a speaker with no row gets an
+        unknown one."""
+        if not change:
+            return
+        known = self.print_sums(sorted(change))
+        for spk, (delta, dn) in change.items():
+            total, n = known[spk]
+            if total is None:
+                self.conn.execute(
+                    "INSERT OR IGNORE INTO speaker_sums (speaker_id, total, n) VALUES (?, NULL, 0)",
+                    (spk,),
+                )
+                continue
+            n += dn
+            new = np.zeros(0) if n <= 0 else (delta if total.size == 0 else total + delta)
+            self.set_print_sum(spk, new, max(n, 0))
+
+    def _live_prints(self, ids: Sequence[str]) -> dict[str | None, tuple[np.ndarray, int]]:
+        """Per speaker (``None``: turns with none): the sum and count of the voiceprints
+        of those of ``ids`` that are live turns."""
+        out: dict[str | None, tuple[np.ndarray, int]] = {}
+        for chunk, marks in _chunks(ids):
+            rows = self.conn.execute(
+                "SELECT s.speaker_id, v.data FROM segments s JOIN vectors v "
+                "ON v.segment_id = s.id AND v.space = 'speaker' "
+                f"WHERE s.id IN ({marks}) AND s.state = 'live'",
+                chunk,
+            )
+            for r in rows:
+                v = np.frombuffer(r[1], np.float32).astype(np.float64)
+                total, n = out.get(r[0], (np.zeros_like(v), 0))
+                out[r[0]] = (total + v, n + 1)
+        return out
+
+    def _take_prints(self, ids: Sequence[str]) -> dict[str | None, tuple[np.ndarray, int]]:
+        """Take the live ones of ``ids`` out of their speakers' sums; what was taken."""
+        taken = self._live_prints(ids)
+        self._add_prints({k: (-t, -n) for k, (t, n) in taken.items() if k is not None})
+        return taken
 
     def segment_ids(self, tenant: str, where: SegmentFilter) -> list[str]:
         out: list[str] = []
@@ -582,12 +663,14 @@ class SqlWrite:
         return out
 
     def hide_segments(self, ids: Sequence[str]) -> None:
+        self._take_prints(ids)
         for chunk, marks in _chunks(ids):
             self.conn.execute(
                 f"UPDATE segments SET state = 'forgetting' WHERE id IN ({marks})", chunk
             )
 
     def delete_segments(self, ids: Sequence[str]) -> None:
+        self._take_prints(ids)
         for chunk, marks in _chunks(ids):
             self.conn.execute(f"DELETE FROM vectors WHERE segment_id IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM segments WHERE id IN ({marks})", chunk)
@@ -629,9 +712,15 @@ class SqlWrite:
             "n_segments = excluded.n_segments, updated_at = excluded.updated_at",
             (s.id, s.tenant, s.name, _blob(s.centroid), s.n_segments, s.created_at, s.updated_at),
         )
+        # a new speaker's sum is known: empty (one from an older catalog keeps its row)
+        self.conn.execute(
+            "INSERT OR IGNORE INTO speaker_sums (speaker_id, total, n) VALUES (?, ?, 0)",
+            (s.id, b""),
+        )
 
     def delete_speaker(self, speaker_id: str) -> None:
         self.conn.execute("DELETE FROM speakers WHERE id = ?", (speaker_id,))
+        self.conn.execute("DELETE FROM speaker_sums WHERE speaker_id = ?", (speaker_id,))
 
     def voiceprints(self, speaker_id: str) -> list[np.ndarray]:
         return self.voiceprints_of([speaker_id])[speaker_id]
@@ -662,6 +751,10 @@ class SqlWrite:
         return out
 
     def set_speaker(self, segment_ids: Sequence[str], speaker_id: str) -> None:
+        moved = self._take_prints(segment_ids)
+        if moved:
+            total = np.sum([t for t, _ in moved.values()], axis=0)
+            self._add_prints({speaker_id: (total, sum(n for _, n in moved.values()))})
         for chunk, marks in _chunks(segment_ids):
             self.conn.execute(
                 f"UPDATE segments SET speaker_id = ? WHERE id IN ({marks})", (speaker_id, *chunk)

@@ -132,9 +132,25 @@ SCHEMA = [
     # FLAC and float vectors do not compress: store them as they are, out of line
     "ALTER TABLE audio ALTER COLUMN data SET STORAGE EXTERNAL",
     "ALTER TABLE vectors ALTER COLUMN data SET STORAGE EXTERNAL",
+    """CREATE TABLE speaker_sums (
+        speaker_id TEXT COLLATE "C" PRIMARY KEY,
+        total BYTEA,
+        n INTEGER NOT NULL DEFAULT 0)""",
+    "ALTER TABLE speaker_sums ALTER COLUMN total SET STORAGE EXTERNAL",
     "CREATE TABLE catalog_meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL)",
     f"INSERT INTO catalog_meta VALUES ('schema_version', {SCHEMA_VERSION}), ('version', 0)",
 ]
+#: what a catalog made at an older schema needs to reach each newer one
+PG_MIGRATIONS: dict[int, list[str]] = {
+    4: [
+        next(st for st in SCHEMA if "CREATE TABLE speaker_sums" in st),
+        "ALTER TABLE speaker_sums ALTER COLUMN total SET STORAGE EXTERNAL",
+        "INSERT INTO speaker_sums (speaker_id, total, n) SELECT id, NULL, 0 FROM speakers",
+    ],
+}
+#: the tables each migration creates (kept free of planner statistics, as at creation)
+PG_MIGRATION_TABLES: dict[int, tuple[str, ...]] = {4: ("speaker_sums",)}
+
 #: what a forget's scrub rewrites: every table a forget deletes rows from
 SCRUBBED = (
     "segments",
@@ -142,6 +158,7 @@ SCRUBBED = (
     "audio",
     "recordings",
     "speakers",
+    "speaker_sums",
     "items",
     "tenants",
     "forget_jobs",
@@ -503,6 +520,21 @@ class PostgresCatalog(SqlCatalog):
                 for statement in no_statistics(conn, TABLES):
                     conn.execute(statement)
                 return
+            version = int(
+                conn.execute(
+                    "SELECT value FROM catalog_meta WHERE key = 'schema_version'"
+                ).fetchone()[0]
+            )
+            if version < SCHEMA_VERSION:
+                for v in range(version + 1, SCHEMA_VERSION + 1):
+                    for statement in PG_MIGRATIONS.get(v, []):
+                        conn.execute(statement)
+                    if v in PG_MIGRATIONS:
+                        for statement in no_statistics(conn, PG_MIGRATION_TABLES[v]):
+                            conn.execute(statement)
+                    conn.execute(
+                        "UPDATE catalog_meta SET value = %s WHERE key = 'schema_version'", (v,)
+                    )
         version = self.schema_version
         if version > SCHEMA_VERSION:
             raise SchemaTooNew(

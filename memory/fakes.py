@@ -179,6 +179,23 @@ class MemoryCatalogWrite(_Reads):
     def voiceprints_of(self, speaker_ids: Sequence[str]) -> dict[str, list[np.ndarray]]:
         return {i: self.voiceprints(i) for i in speaker_ids}
 
+    def print_sums(self, speaker_ids: Sequence[str]) -> dict[str, tuple[np.ndarray | None, int]]:
+        """Summed afresh from the stored turns: what the SQL catalogs' running sums
+        must equal."""
+        out: dict[str, tuple[np.ndarray | None, int]] = {}
+        for i in speaker_ids:
+            prints = self.voiceprints(i)
+            if i not in self._s.speakers:
+                out[i] = (None, 0)
+            elif not prints:
+                out[i] = (np.zeros(0), 0)
+            else:
+                out[i] = (np.sum(np.asarray(prints, np.float64), axis=0), len(prints))
+        return out
+
+    def set_print_sum(self, speaker_id: str, total: np.ndarray | None, n: int) -> None:
+        """Nothing to keep: the sums are read afresh."""
+
     def set_speaker(self, segment_ids: Sequence[str], speaker_id: str) -> None:
         for i in segment_ids:
             if i in self._s.segments:

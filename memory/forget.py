@@ -51,7 +51,7 @@ from voxmem.memory.records import (
     IndexUnavailable,
     StoreError,
 )
-from voxmem.memory.speakers import recompute_centroid
+from voxmem.memory.speakers import print_sums, recompute_centroid
 
 #: after a forget, the index files are checked for the vectors of up to this many of
 #: the forgotten segments
@@ -262,9 +262,11 @@ class Forgetting:
             # the speakers there were when the forget was asked; one enrolled since is
             # another write's, and is kept like its turns
             speakers |= {i for i, s in known.items() if s.created_at <= job.created_at}
-        prints = tx.voiceprints_of(sorted(i for i in speakers if i in known))
-        for spk_id, own in prints.items():
-            spk = recompute_centroid(tx, known[spk_id], own)
+        # the forgotten turns left their speakers' running sums as they were hidden and
+        # deleted: what is left is read, not every voiceprint of every speaker
+        sums = print_sums(tx, sorted(i for i in speakers if i in known))
+        for spk_id, summed in sums.items():
+            spk = recompute_centroid(tx, known[spk_id], summed)
             doomed = job.everything or spk.id == job.speaker_id or spk.name is None
             if spk.n_segments == 0 and doomed:
                 tx.delete_speaker(spk.id)

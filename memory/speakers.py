@@ -69,15 +69,29 @@ def match_or_create(
     return match.id
 
 
+def print_sums(tx: CatalogWrite, speaker_ids: Sequence[str]) -> dict[str, tuple[np.ndarray, int]]:
+    """Per speaker: the sum of its live turns' voiceprints and how many. The catalog
+    keeps them as turns come and go; a speaker from an older catalog is summed from its
+    voiceprints once (one pass for all of them) and its sum kept from then on."""
+    sums = tx.print_sums(speaker_ids)
+    unknown = [i for i, (total, _) in sums.items() if total is None]
+    out = {i: (t, n) for i, (t, n) in sums.items() if t is not None}
+    for spk_id, prints in (tx.voiceprints_of(unknown) if unknown else {}).items():
+        total = np.sum(np.asarray(prints, np.float64), axis=0) if prints else np.zeros(0)
+        tx.set_print_sum(spk_id, total, len(prints))
+        out[spk_id] = (total, len(prints))
+    return out
+
+
 def recompute_centroid(
-    tx: CatalogWrite, speaker: Speaker, prints: list[np.ndarray] | None = None
+    tx: CatalogWrite, speaker: Speaker, summed: tuple[np.ndarray, int] | None = None
 ) -> Speaker:
     """Centroid = normalised mean of the speaker's live segment voiceprints (if any);
-    ``prints``: those voiceprints, read already."""
-    prints = tx.voiceprints(speaker.id) if prints is None else prints
-    if prints:
-        speaker.centroid = unit(np.mean(prints, axis=0))
-    speaker.n_segments, speaker.updated_at = len(prints), time.time()
+    ``summed``: their sum and count, read already (see ``print_sums``)."""
+    total, n = print_sums(tx, [speaker.id])[speaker.id] if summed is None else summed
+    if n > 0:
+        speaker.centroid = unit(total / n)
+    speaker.n_segments, speaker.updated_at = n, time.time()
     tx.put_speaker(speaker)
     return speaker
 

@@ -173,6 +173,82 @@ def test_speakers_by_id_or_name_and_their_voiceprints(catalog: CatalogBackend) -
     assert [s.id for s in catalog.speakers("t")] == ["spk_a"]
 
 
+def _check_sums(tx: object, speakers: list[str]) -> None:
+    """The running sums equal the voiceprints summed afresh."""
+    sums = tx.print_sums(speakers)  # type: ignore[attr-defined]
+    for spk in speakers:
+        prints = tx.voiceprints(spk)  # type: ignore[attr-defined]
+        total, n = sums[spk]
+        assert total is not None and n == len(prints), spk
+        want = np.sum(np.asarray(prints, np.float64), axis=0) if prints else np.zeros(0)
+        assert total.shape == want.shape and np.allclose(total, want, atol=1e-9), spk
+
+
+def test_speakers_running_sums_follow_every_change(catalog: CatalogBackend) -> None:
+    """Each speaker's sum of live voiceprints is kept as turns are stored, moved, hidden
+    by a forget and deleted, so a forget reads sums, not every voiceprint."""
+    a = Speaker("spk_a", "t", None, _vec(1, 4), 0, 1.0, 1.0)
+    b = Speaker("spk_b", "t", None, _vec(2, 4), 0, 2.0, 2.0)
+    segs = [_segment(i, speaker_id="spk_a" if i < 6 else "spk_b") for i in range(9)]
+    segs.append(_segment(9))  # no speaker
+    no_voice = _segment(10, speaker_id="spk_a")
+    no_voice.vectors.pop("speaker")
+    segs.append(no_voice)  # a speaker but no voiceprint
+    with catalog.write() as tx:
+        tx.put_speaker(b)
+    _store(catalog, segs, a)
+    with catalog.write() as tx:
+        tx.put_speaker(b)  # putting a known speaker again keeps its sum
+        _check_sums(tx, ["spk_a", "spk_b"])
+        assert tx.print_sums(["spk_a"])["spk_a"][1] == 6
+        assert tx.print_sums(["nobody"]) == {"nobody": (None, 0)}
+        tx.set_speaker(["seg_t_0", "seg_t_1", "seg_t_9"], "spk_b")
+        _check_sums(tx, ["spk_a", "spk_b"])
+    job = ForgetJob(
+        "fgt_1", "t", "{}", "erase", ("seg_t_2", "seg_t_6"), None, False, "h:1", time.time()
+    )
+    with catalog.write() as tx:
+        tx.add_forget_job(job)  # hidden: out of the sums at once
+        _check_sums(tx, ["spk_a", "spk_b"])
+        tx.delete_segments(["seg_t_2", "seg_t_6", "seg_t_3"])  # two hidden, one live
+        _check_sums(tx, ["spk_a", "spk_b"])
+        tx.set_speaker(["seg_t_4", "seg_t_5"], "spk_b")  # spk_a has no live print left
+        _check_sums(tx, ["spk_a", "spk_b"])
+        assert tx.print_sums(["spk_a"])["spk_a"][1] == 0
+        tx.set_speaker(["seg_t_4"], "spk_a")  # and one again
+        _check_sums(tx, ["spk_a", "spk_b"])
+        tx.delete_speaker("spk_b")
+        assert tx.print_sums(["spk_b"])["spk_b"] == (None, 0)
+
+
+def test_a_speaker_from_before_the_sums_is_summed_once(tmp_path: Path) -> None:
+    """A catalog from before the running sums opens with each speaker's sum unknown;
+    the first need sums its voiceprints once and keeps the sum from then on."""
+    import sqlite3
+
+    from voxmem.memory.speakers import print_sums
+
+    catalog = SQLiteCatalog(tmp_path / "catalog.sqlite3")
+    a = Speaker("spk_a", "t", None, _vec(1, 4), 0, 1.0, 1.0)
+    _store(catalog, [_segment(i, speaker_id="spk_a") for i in range(4)], a)
+    catalog.close()
+    with sqlite3.connect(tmp_path / "catalog.sqlite3") as conn:  # as schema 3 left it
+        conn.execute("DROP TABLE speaker_sums")
+        conn.execute("PRAGMA user_version = 3")
+    catalog = SQLiteCatalog(tmp_path / "catalog.sqlite3")
+    assert catalog.schema_version == 4
+    with catalog.write() as tx:
+        assert tx.print_sums(["spk_a"]) == {"spk_a": (None, 0)}
+        tx.add_segment(_segment(4, speaker_id="spk_a"), "audio/t/x.flac")  # stays unknown
+        assert tx.print_sums(["spk_a"]) == {"spk_a": (None, 0)}
+        _, n = print_sums(tx, ["spk_a"])["spk_a"]
+        assert n == 5
+        _check_sums(tx, ["spk_a"])  # kept: known from now on
+        tx.delete_segments(["seg_t_0"])
+        _check_sums(tx, ["spk_a"])
+    catalog.close()
+
+
 def test_forget_jobs_hide_then_erase(catalog: CatalogBackend) -> None:
     spk = Speaker("spk_a", "t", None, _vec(1, 4), 3, 1.0, 1.0)
     _store(catalog, [_segment(i, speaker_id="spk_a") for i in range(3)], spk)

@@ -344,6 +344,41 @@ def test_forget_recomputes_or_drops_speakers(memory: AudioMemory) -> None:
     assert memory.speakers("t") == []  # an unnamed voice with no turns left is gone
 
 
+def test_a_forget_reads_its_speakers_sums_not_every_voiceprint(
+    memory: AudioMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The centroid left after a forget is the mean of the speaker's live voiceprints,
+    from the running sum: no voiceprint of the speaker's other turns is read."""
+    from voxmem.memory.catalog import SqlWrite
+    from voxmem.memory.speakers import unit
+
+    first = memory.add_segment(
+        tone(300), tenant="t", session="s1", transcript="a", vectors=vectors(memory, 1)
+    )
+    voice = first.vectors["speaker"]
+    kept = [unit(voice + 0.2 * vectors(memory, 10 + i)["speaker"]) for i in range(3)]
+    for i, v in enumerate(kept):
+        memory.add_segment(
+            tone(300),
+            tenant="t",
+            session="s2",
+            transcript=f"b{i}",
+            vectors={**vectors(memory, 20 + i), "speaker": v},
+        )
+    (spk,) = memory.speakers("t")
+    assert spk.n_segments == 4
+
+    def unread(*a: object) -> object:
+        raise AssertionError("a forget read every voiceprint of a speaker")
+
+    monkeypatch.setattr(SqlWrite, "voiceprints_of", unread)
+    monkeypatch.setattr(SqlWrite, "voiceprints", unread)
+    memory.forget("t", session="s1")
+    (spk,) = memory.speakers("t")
+    assert spk.n_segments == 3
+    assert np.allclose(spk.centroid, unit(np.mean(kept, axis=0)), atol=1e-6)
+
+
 def test_forget_needs_exactly_one_selector(memory: AudioMemory) -> None:
     _add(memory, "t", "s", "x", 1)
     with pytest.raises(ValueError, match="exactly one"):
