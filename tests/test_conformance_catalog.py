@@ -221,22 +221,35 @@ def test_speakers_running_sums_follow_every_change(catalog: CatalogBackend) -> N
         assert tx.print_sums(["spk_b"])["spk_b"] == (None, 0)
 
 
-def test_a_speaker_from_before_the_sums_is_summed_once(tmp_path: Path) -> None:
-    """A catalog from before the running sums opens with each speaker's sum unknown;
-    the first need sums its voiceprints once and keeps the sum from then on."""
-    import sqlite3
-
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_a_speaker_from_before_the_sums_is_summed_once(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """A catalog from before the running sums (schema 3) opens migrated, with each
+    speaker's sum unknown; the first need sums its voiceprints once and keeps the sum
+    from then on."""
     from voxmem.memory.speakers import print_sums
 
-    catalog = SQLiteCatalog(tmp_path / "catalog.sqlite3")
+    def open_catalog() -> CatalogBackend:
+        if engine == "sqlite":
+            return SQLiteCatalog(tmp_path / "catalog.sqlite3")
+        from voxmem.memory.catalog_pg import PostgresCatalog
+
+        return PostgresCatalog(url)
+
+    url = fresh_database(request.getfixturevalue("pg")) if engine == "postgresql" else ""
+    catalog = open_catalog()
     a = Speaker("spk_a", "t", None, _vec(1, 4), 0, 1.0, 1.0)
     _store(catalog, [_segment(i, speaker_id="spk_a") for i in range(4)], a)
+    with catalog.write() as tx:  # back to what schema 3 left
+        tx.execute("DROP TABLE speaker_sums")
+        if engine == "sqlite":
+            tx.execute("PRAGMA user_version = 3")
+        else:
+            tx.execute("UPDATE catalog_meta SET value = 3 WHERE key = 'schema_version'")
     catalog.close()
-    with sqlite3.connect(tmp_path / "catalog.sqlite3") as conn:  # as schema 3 left it
-        conn.execute("DROP TABLE speaker_sums")
-        conn.execute("PRAGMA user_version = 3")
-    catalog = SQLiteCatalog(tmp_path / "catalog.sqlite3")
-    assert catalog.schema_version == 4
+    catalog = open_catalog()
+    assert catalog.schema_version == 4  # type: ignore[attr-defined]
     with catalog.write() as tx:
         assert tx.print_sums(["spk_a"]) == {"spk_a": (None, 0)}
         tx.add_segment(_segment(4, speaker_id="spk_a"), "audio/t/x.flac")  # stays unknown
