@@ -166,7 +166,7 @@ def train(
     with threadpool_limits(1):
         xw = np.concatenate(
             [
-                word_features(e, n, ex.has_reference)
+                word_features(e, n, has_reference=ex.has_reference)
                 for ex, e, n in zip(examples, encoded, names, strict=True)
             ]
         )
@@ -187,7 +187,7 @@ def evaluate(
     right: dict[str, int] = dict.fromkeys([*HEADS, "tags", "content words", "whole plan"], 0)
     n_tags = 0
     for ex, enc, nm in zip(examples, encoded, names, strict=True):
-        pred = model.predict([enc], nm, ex.has_reference)[0]
+        pred = model.predict([enc], nm, has_reference=ex.has_reference)[0]
         heads = pred.heads
         ok = {h: heads[h] == getattr(ex, h) for h in HEADS}
         for h in HEADS:

@@ -43,15 +43,21 @@ class TimeWindow:
 
 
 NoticeKind = Literal[
-    "english_only", "no_reference", "unstored_label", "unknown_speaker", "fallback"
+    "english_only",
+    "no_reference",
+    "unstored_label",
+    "unknown_speaker",
+    "fallback",
+    "clip_as_content",
 ]
 
 
 @dataclass(frozen=True)
 class PlanNotice:
-    """Something the planner could not do as asked, said plainly: an instruction in a
-    language it cannot read, a "same as the clip" without a clip, a label no stored
-    turn carries, a name nobody has, a planner that failed and was replaced."""
+    """Something the planner could not do as asked, or read into a request, said
+    plainly: an instruction in a language it cannot read, a "same as the clip" without
+    a clip, a label no stored turn carries, a name nobody has, a planner that failed
+    and was replaced, a clip with nothing asked of it taken as its own words."""
 
     kind: NoticeKind
     message: str

@@ -119,6 +119,15 @@ def _constant_model(tag_probs: dict[str, float]) -> Any:
         "tag.w2": np.zeros((hidden, len(TAGS)), np.float32),
         "tag.b2": logits,
     }
+    span_in = 2 * 384 + len(HEADS["style"]) - 2 + len(ENV_LABELS)
+    for head in SPANS.values():
+        n = len(span_labels(head))
+        w |= {
+            f"{head}.w1": np.zeros((span_in, hidden), np.float32),
+            f"{head}.b1": np.zeros(hidden, np.float32),
+            f"{head}.w2": np.zeros((hidden, n), np.float32),
+            f"{head}.b2": np.zeros(n, np.float32),
+        }
     return PlanModel(w)
 
 
@@ -131,18 +140,27 @@ def _encoded(words: list[str]) -> Any:
 def test_weights_built_for_other_features_are_refused(tmp_path: Path) -> None:
     from voxmem.retrievers.planner import PlanModel
 
+    good = _constant_model({"O": 1.0}).w
     path = tmp_path / "old.npz"
-    old = {"tag.w1": np.zeros((4 * 384 + 7, 2), np.float16), "tag.b2": np.zeros(10, np.float16)}
+    old = good | {"tag.w1": np.zeros((4 * 384 + 7, 2), np.float16)}  # one flag fewer
     np.savez(path, allow_pickle=False, **old)
-    with pytest.raises(PlannerUnavailable, match="train-planner"):
+    with pytest.raises(PlannerUnavailable, match="train-planner") as err:
         PlanModel.load(path)
+    assert "'tag' head" in str(err.value) and str(path) in str(err.value)
+    fewer_styles = good | {"style.b2": good["style.b2"][:-1]}
+    with pytest.raises(PlannerUnavailable, match="'style' head"):
+        PlanModel(fewer_styles)
+    no_time = {k: v for k, v in good.items() if not k.startswith("time.")}
+    with pytest.raises(PlannerUnavailable, match=r"'time' head.*missing"):
+        PlanModel(no_time)
 
 
 def test_the_tagger_is_told_whether_a_clip_came_with_the_instruction() -> None:
     from voxmem.retrievers.planner import word_features
 
     e = _encoded(["answer", "this"])
-    with_clip, without = word_features(e, (), True), word_features(e, (), False)
+    with_clip = word_features(e, (), has_reference=True)
+    without = word_features(e, (), has_reference=False)
     assert (with_clip[:, -1] == 1).all() and (without[:, -1] == 0).all()
     assert (with_clip[:, :-1] == without[:, :-1]).all()
 
@@ -152,19 +170,34 @@ def test_a_word_likely_enough_to_be_content_is_content() -> None:
 
     words = ["the", "dentist", "?"]
     model = _constant_model({"O": 0.6, "C": 0.35, "S": 0.05})
-    assert model.predict([_encoded(words)])[0].tags == ["O", "C", "O"]
+    assert model.predict([_encoded(words)], has_reference=False)[0].tags == ["O", "C", "O"]
     less = _constant_model({"O": 0.75, "C": 0.2, "S": 0.05})
-    assert less.predict([_encoded(words)])[0].tags == ["O", "O", "O"]
+    assert less.predict([_encoded(words)], has_reference=False)[0].tags == ["O", "O", "O"]
     assert planner.CONTENT_MIN_PROB > 0.2
+    # an unsure sound word is wording, not content ("with rain pouring" is no topic)
+    unsure = _constant_model({"E": 0.6, "C": 0.35, "O": 0.05})
+    assert planner.MIN_TAG_CONFIDENCE > 0.6
+    assert unsure.predict([_encoded(words)], has_reference=False)[0].tags == ["O"] * 3
 
 
 def test_a_clip_with_nothing_else_asked_means_its_own_words() -> None:
     from voxmem.retrievers.planner import Prediction, to_plan
 
     nothing = Prediction(["answer", "this"], ["O", "O"], {})
-    assert to_plan(nothing, "answer this", True).content_from_reference
+    plan = to_plan(nothing, "answer this", True)
+    assert plan.content_from_reference
+    assert [n.kind for n in plan.notices] == ["clip_as_content"]
     plan = to_plan(nothing, "answer this", False)
-    assert not plan.content_from_reference and plan.content is None
+    assert not plan.content_from_reference and plan.content is None and not plan.notices
+    # whose turns or when, asked with a clip: the clip is not taken as the content
+    agent = Prediction(["your", "turns"], ["A", "O"], {})
+    plan = to_plan(agent, "your turns", True)
+    assert plan.role == "agent" and not plan.content_from_reference and not plan.notices
+    when = Prediction(["from", "yesterday"], ["O", "T"], {"time": "yesterday"})
+    assert not to_plan(when, "from yesterday", True).content_from_reference
+    named = Prediction(["dana"], ["O"], {})
+    plan = to_plan(named, "dana", True, ["Dana"])
+    assert str(plan.speaker) == "target:Dana" and not plan.content_from_reference
     # a clip that names the voice asked for is not a request for its words
     voice = Prediction(["this", "speaker"], ["P", "P"], {})
     plan = to_plan(voice, "this speaker", True)
