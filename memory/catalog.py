@@ -37,6 +37,9 @@ from voxmem.memory.records import (
 )
 
 SCHEMA_VERSION = 4
+#: a SQL function only connections of this version define, called by triggers on the
+#: turns, so that a process of an older version cannot change turns behind the sums
+WRITER_CHECK = "voxmem_writer_schema_4"
 BUSY_TIMEOUT_MS = 120_000
 
 MIGRATIONS: dict[int, list[str]] = {
@@ -146,6 +149,18 @@ MIGRATIONS: dict[int, list[str]] = {
             total BLOB,
             n INTEGER NOT NULL DEFAULT 0)""",
         "INSERT INTO speaker_sums (speaker_id, total, n) SELECT id, NULL, 0 FROM speakers",
+        # a voxmem older than this schema, still running, would change turns without
+        # keeping the sums: its writes to turns fail instead (the function exists only on
+        # this version's connections)
+        *[
+            f"CREATE TRIGGER segments_schema4_{name} BEFORE {event} ON segments "
+            f"BEGIN SELECT {WRITER_CHECK}(); END"
+            for name, event in (
+                ("insert", "INSERT"),
+                ("delete", "DELETE"),
+                ("update", "UPDATE OF state, speaker_id"),
+            )
+        ],
     ],
 }
 #: ids per statement in IN (...) lists
@@ -362,6 +377,10 @@ class SqlCatalog:
         return out
 
 
+def _writer_ok() -> int:
+    return 1
+
+
 class SQLiteCatalog(SqlCatalog):
     """A SQLite catalog shared by threads (one connection each) and processes."""
 
@@ -390,6 +409,7 @@ class SQLiteCatalog(SqlCatalog):
                 check_same_thread=False,
             )
             conn.row_factory = sqlite3.Row
+            conn.create_function(WRITER_CHECK, 0, _writer_ok, deterministic=True)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
@@ -579,7 +599,9 @@ class SqlWrite:
         )
         voice = s.vectors.get("speaker")
         if s.speaker_id and voice is not None:
-            self._add_prints({s.speaker_id: (np.asarray(voice, np.float64), 1)})
+            # the value as stored (float32), which is what a forget later subtracts
+            stored = np.frombuffer(_blob(voice), np.float32).astype(np.float64)
+            self._add_prints({s.speaker_id: (stored, 1)})
 
     # -- each speaker's running sum of live voiceprints ---------------------------------
 
@@ -623,17 +645,22 @@ class SqlWrite:
                 )
                 continue
             n += dn
-            new = np.zeros(0) if n <= 0 else (delta if total.size == 0 else total + delta)
-            self.set_print_sum(spk, new, max(n, 0))
+            if n < 0:  # took away more than it held: no longer to be trusted
+                self.set_print_sum(spk, None, 0)
+                continue
+            new = np.zeros(0) if n == 0 else (delta if total.size == 0 else total + delta)
+            self.set_print_sum(spk, new, n)
 
     def _live_prints(self, ids: Sequence[str]) -> dict[str | None, tuple[np.ndarray, int]]:
         """Per speaker (``None``: turns with none): the sum and count of the voiceprints
         of those of ``ids`` that are live turns."""
         out: dict[str | None, tuple[np.ndarray, int]] = {}
-        for chunk, marks in _chunks(ids):
+        for chunk, marks in _chunks(list(dict.fromkeys(ids))):
+            # a turn counts for its speaker only if the speaker is of the turn's tenant
             rows = self.conn.execute(
-                "SELECT s.speaker_id, v.data FROM segments s JOIN vectors v "
+                "SELECT k.id, v.data FROM segments s JOIN vectors v "
                 "ON v.segment_id = s.id AND v.space = 'speaker' "
+                "LEFT JOIN speakers k ON k.id = s.speaker_id AND k.tenant = s.tenant "
                 f"WHERE s.id IN ({marks}) AND s.state = 'live'",
                 chunk,
             )

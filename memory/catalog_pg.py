@@ -42,6 +42,22 @@ WRITE_LOCK = 0x76786D31
 #: the lock that keeps two processes from creating the schema at once
 SCHEMA_LOCK = 0x76786D30
 
+#: a setting only connections of this version make, checked by a trigger on the turns:
+#: a process of an older version still running cannot change turns behind the sums
+WRITER_SETTING = "voxmem.writer_schema"
+WRITER_GUARD = [
+    f"""CREATE FUNCTION voxmem_writer_check() RETURNS trigger LANGUAGE plpgsql AS $f$
+    BEGIN
+        IF current_setting('{WRITER_SETTING}', true) IS DISTINCT FROM '{SCHEMA_VERSION}' THEN
+            RAISE EXCEPTION 'this voxmem catalog is at schema {SCHEMA_VERSION}; an older '
+                'voxmem cannot change its turns: stop it and upgrade it';
+        END IF;
+        RETURN NULL;
+    END $f$""",
+    "CREATE TRIGGER segments_writer_check BEFORE INSERT OR DELETE OR UPDATE OF state, "
+    "speaker_id ON segments FOR EACH STATEMENT EXECUTE FUNCTION voxmem_writer_check()",
+]
+
 #: the schema at SCHEMA_VERSION: the SQLite catalog's tables (see catalog.MIGRATIONS),
 #: with PostgreSQL's types, a ``seq`` column where SQLite's ``rowid`` is read, the
 #: ``audio`` table and the ``catalog_meta`` counters
@@ -137,6 +153,7 @@ SCHEMA = [
         total BYTEA,
         n INTEGER NOT NULL DEFAULT 0)""",
     "ALTER TABLE speaker_sums ALTER COLUMN total SET STORAGE EXTERNAL",
+    *WRITER_GUARD,
     "CREATE TABLE catalog_meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL)",
     f"INSERT INTO catalog_meta VALUES ('schema_version', {SCHEMA_VERSION}), ('version', 0)",
 ]
@@ -146,6 +163,7 @@ PG_MIGRATIONS: dict[int, list[str]] = {
         next(st for st in SCHEMA if "CREATE TABLE speaker_sums" in st),
         "ALTER TABLE speaker_sums ALTER COLUMN total SET STORAGE EXTERNAL",
         "INSERT INTO speaker_sums (speaker_id, total, n) SELECT id, NULL, 0 FROM speakers",
+        *WRITER_GUARD,
     ],
 }
 #: the tables each migration creates (kept free of planner statistics, as at creation)
@@ -326,6 +344,11 @@ class PostgresWrite(SqlWrite):
         self.delete_audio(ids)
 
 
+def _configure(conn: Any) -> None:
+    """Each pooled connection says which schema it writes (see ``WRITER_GUARD``)."""
+    conn.execute(f"SET {WRITER_SETTING} = '{SCHEMA_VERSION}'")
+
+
 class PostgresCatalog(SqlCatalog):
     """A PostgreSQL catalog shared by threads (a pool of connections), processes and
     hosts."""
@@ -346,6 +369,7 @@ class PostgresCatalog(SqlCatalog):
             min_size=1,
             max_size=pool_size,
             kwargs={"autocommit": True, "row_factory": _row_factory},
+            configure=_configure,
             open=False,
             name="voxmem-catalog",
         )
@@ -392,8 +416,11 @@ class PostgresCatalog(SqlCatalog):
     def _note_deletes(self, statement: str) -> None:
         found = re.match(r"\s*DELETE FROM (\w+)", statement)
         if found:
+            # turns deleted change their speakers' rows too (the sum of voiceprints, the
+            # centroid): the old versions of those rows would keep a forgotten print
+            also = ("speakers", "speaker_sums") if found.group(1) == "segments" else ()
             with self._dirty_lock:
-                self._dirty.add(found.group(1))
+                self._dirty.update((found.group(1), *also))
 
     def read(self) -> PgReader:
         if self._closed:

@@ -244,8 +244,12 @@ def test_a_speaker_from_before_the_sums_is_summed_once(
     with catalog.write() as tx:  # back to what schema 3 left
         tx.execute("DROP TABLE speaker_sums")
         if engine == "sqlite":
+            for name in ("insert", "delete", "update"):
+                tx.execute(f"DROP TRIGGER segments_schema4_{name}")
             tx.execute("PRAGMA user_version = 3")
         else:
+            tx.execute("DROP TRIGGER segments_writer_check ON segments")
+            tx.execute("DROP FUNCTION voxmem_writer_check()")
             tx.execute("UPDATE catalog_meta SET value = 3 WHERE key = 'schema_version'")
     catalog.close()
     catalog = open_catalog()
@@ -257,6 +261,46 @@ def test_a_speaker_from_before_the_sums_is_summed_once(
         _, n = print_sums(tx, ["spk_a"])["spk_a"]
         assert n == 5
         _check_sums(tx, ["spk_a"])  # kept: known from now on
+        tx.delete_segments(["seg_t_0"])
+        _check_sums(tx, ["spk_a"])
+    catalog.close()
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_a_voxmem_older_than_the_sums_cannot_change_turns(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """A connection that is not this version's (an older voxmem still running after the
+    upgrade) cannot store, move or delete turns behind the sums; this version can."""
+    a = Speaker("spk_a", "t", None, _vec(1, 4), 0, 1.0, 1.0)
+    if engine == "sqlite":
+        import sqlite3
+
+        catalog: CatalogBackend = SQLiteCatalog(tmp_path / "catalog.sqlite3")
+        _store(catalog, [_segment(0, speaker_id="spk_a")], a)
+        old = sqlite3.connect(tmp_path / "catalog.sqlite3", isolation_level=None)
+        refused: type[Exception] = sqlite3.OperationalError
+    else:
+        import psycopg
+
+        from voxmem.memory.catalog_pg import PostgresCatalog
+
+        url = fresh_database(request.getfixturevalue("pg"))
+        catalog = PostgresCatalog(url)
+        _store(catalog, [_segment(0, speaker_id="spk_a")], a)
+        old = psycopg.connect(url, autocommit=True)  # type: ignore[assignment]
+        refused = psycopg.errors.RaiseException
+    for statement in (
+        "UPDATE segments SET state = 'forgetting' WHERE id = 'seg_t_0'",
+        "UPDATE segments SET speaker_id = NULL WHERE id = 'seg_t_0'",
+        "DELETE FROM segments WHERE id = 'seg_t_0'",
+    ):
+        with pytest.raises(refused):
+            old.execute(statement)
+    old.execute("UPDATE segments SET transcript = 'fixed' WHERE id = 'seg_t_0'")  # unguarded
+    old.close()
+    with catalog.write() as tx:
+        tx.add_segment(_segment(1, speaker_id="spk_a"), "audio/t/seg_t_1.flac")
         tx.delete_segments(["seg_t_0"])
         _check_sums(tx, ["spk_a"])
     catalog.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import psycopg
 import pytest
 
@@ -98,6 +99,8 @@ def test_forget_erases_the_bytes_from_the_postgresql_tables(
         gone_vectors["text"].tobytes()[:32],
         gone_vectors["environment"].tobytes()[:32],
         gone_audio[-64:],
+        # the forgotten voiceprint in its speaker's running sum (float64)
+        np.asarray(gone_vectors["speaker"], np.float64).tobytes()[:32],
     ]
     if selector != "segment":  # a named speaker outlives a forgotten turn, not these
         needles.append(name.encode())
