@@ -599,9 +599,13 @@ class SqlWrite:
         )
         voice = s.vectors.get("speaker")
         if s.speaker_id and voice is not None:
-            # the value as stored (float32), which is what a forget later subtracts
-            stored = np.frombuffer(_blob(voice), np.float32).astype(np.float64)
-            self._add_prints({s.speaker_id: (stored, 1)})
+            owner = self.conn.execute(
+                "SELECT tenant FROM speakers WHERE id = ?", (s.speaker_id,)
+            ).fetchone()
+            if owner is None or owner[0] == s.tenant:  # another tenant's speaker: not its sum
+                # the value as stored (float32), which is what a forget later subtracts
+                stored = np.frombuffer(_blob(voice), np.float32).astype(np.float64)
+                self._add_prints({s.speaker_id: (stored, 1)})
 
     # -- each speaker's running sum of live voiceprints ---------------------------------
 
@@ -778,14 +782,14 @@ class SqlWrite:
         return out
 
     def set_speaker(self, segment_ids: Sequence[str], speaker_id: str) -> None:
-        moved = self._take_prints(segment_ids)
-        if moved:
-            total = np.sum([t for t, _ in moved.values()], axis=0)
-            self._add_prints({speaker_id: (total, sum(n for _, n in moved.values()))})
+        self._take_prints(segment_ids)
         for chunk, marks in _chunks(segment_ids):
             self.conn.execute(
                 f"UPDATE segments SET speaker_id = ? WHERE id IN ({marks})", (speaker_id, *chunk)
             )
+        # into the new speaker's sum, as far as the turns are of its tenant
+        moved = self._live_prints(segment_ids)
+        self._add_prints({k: v for k, v in moved.items() if k is not None})
 
     def delete_items(self, tenant: str, before: float) -> None:
         self.conn.execute(

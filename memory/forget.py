@@ -297,12 +297,6 @@ class Forgetting:
         shared = self.catalog.shared_prefixes([f[0] for f in forms if f])
         needles = [n for f in forms if f and f[0] not in shared for n in f]
         holders = self.index.holds(needles) if shared else holders
-        if holders:
-            # on a busy machine a graph's write-out can land after the erase's files
-            # looked settled: let go once more, wait for the files, and look again
-            # before rebuilding anything
-            self.index.release(settle=True)
-            holders = self.index.holds(needles)
         for _ in range(3):
             if not holders:
                 return

@@ -219,6 +219,12 @@ def test_speakers_running_sums_follow_every_change(catalog: CatalogBackend) -> N
         _check_sums(tx, ["spk_a", "spk_b"])
         tx.delete_speaker("spk_b")
         assert tx.print_sums(["spk_b"])["spk_b"] == (None, 0)
+        # a turn of another tenant naming this tenant's speaker is not in its sum
+        tx.ensure_tenant("u", 1.0)
+        tx.add_recording(Recording("rec_u", "u", "s1", "x", 9.0, 1.0))
+        tx.add_segment(_segment(20, tenant="u", speaker_id="spk_a"), "audio/u/x.flac")
+        tx.set_speaker(["seg_u_20"], "spk_a")
+        _check_sums(tx, ["spk_a"])
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
