@@ -38,7 +38,8 @@ from voxmem.memory.records import (
 
 SCHEMA_VERSION = 4
 #: a SQL function only connections of this version define, called by triggers on the
-#: turns, so that a process of an older version cannot change turns behind the sums
+#: turns, so that a process of an older version cannot change turns behind the sums (a
+#: later schema keeps defining it, as its triggers name it)
 WRITER_CHECK = "voxmem_writer_schema_4"
 BUSY_TIMEOUT_MS = 120_000
 

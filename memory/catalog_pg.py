@@ -48,8 +48,8 @@ WRITER_SETTING = "voxmem.writer_schema"
 WRITER_GUARD = [
     f"""CREATE FUNCTION voxmem_writer_check() RETURNS trigger LANGUAGE plpgsql AS $f$
     BEGIN
-        IF current_setting('{WRITER_SETTING}', true) IS DISTINCT FROM '{SCHEMA_VERSION}' THEN
-            RAISE EXCEPTION 'this voxmem catalog is at schema {SCHEMA_VERSION}; an older '
+        IF coalesce(nullif(current_setting('{WRITER_SETTING}', true), ''), '0')::int < 4 THEN
+            RAISE EXCEPTION 'this voxmem catalog keeps speakers'' sums (schema 4); an older '
                 'voxmem cannot change its turns: stop it and upgrade it';
         END IF;
         RETURN NULL;
@@ -441,6 +441,10 @@ class PostgresCatalog(SqlCatalog):
             try:
                 with conn.transaction():
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                    # for this transaction too, whatever pooler sits in front of the server
+                    conn.execute(
+                        "SELECT set_config(%s, %s, true)", (WRITER_SETTING, str(SCHEMA_VERSION))
+                    )
                     conn.execute("UPDATE catalog_meta SET value = value + 1 WHERE key = 'version'")
                     self._tx.conn = PgConnection(conn, self)
                     try:
