@@ -67,6 +67,23 @@ COLUMNS = [
 ]
 
 
+def voice_pool(rng: np.random.Generator, n: int = VOICES) -> np.ndarray:
+    """``n`` random unit voices of the speaker space."""
+    return _unit(rng.standard_normal((n, DIMS["speaker"])))
+
+
+def generated_vectors(
+    rng: np.random.Generator, voices: np.ndarray, n: int
+) -> dict[str, np.ndarray]:
+    """``n`` turns' unit vectors per space: random, but each speaker vector one of
+    ``voices`` with per-turn noise of norm ~0.4 (cosine to its voice about 0.9), so
+    speaker matching does the work it does on a real memory."""
+    noise = rng.standard_normal((n, DIMS["speaker"])) * (0.4 / np.sqrt(DIMS["speaker"]))
+    vecs = {s: _unit(rng.standard_normal((n, d))) for s, d in DIMS.items() if s != "speaker"}
+    vecs["speaker"] = _unit(voices[rng.integers(len(voices), size=n)] + noise)
+    return vecs
+
+
 def _unit(x: np.ndarray) -> np.ndarray:
     return (x / np.linalg.norm(x, axis=-1, keepdims=True)).astype(np.float32)
 
@@ -96,16 +113,12 @@ def measure(
     memory = AudioMemory(settings, perception=fake_perception(dims=DIMS))
     t = np.arange(4000) / 16_000
     clip = Audio((0.2 * np.sin(2 * np.pi * 220 * t)).astype(np.float32))
-    voices = _unit(rng.standard_normal((VOICES, DIMS["speaker"])))
+    voices = voice_pool(rng)
     task = progress.add_task(f"inserting {size:,}", total=size)
     start = time.perf_counter()
     for first in range(0, size, BATCH):
         n = min(BATCH, size - first)
-        # per-turn noise of norm ~0.4 around the voice: cosine to it about 0.9
-        noise = rng.standard_normal((n, DIMS["speaker"])) * (0.4 / np.sqrt(DIMS["speaker"]))
-        spk = _unit(voices[rng.integers(VOICES, size=n)] + noise)
-        vecs = {s: _unit(rng.standard_normal((n, d))) for s, d in DIMS.items() if s != "speaker"}
-        vecs["speaker"] = spk
+        vecs = generated_vectors(rng, voices, n)
         items = [
             NewSegment(
                 clip,

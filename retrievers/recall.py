@@ -328,7 +328,9 @@ def _query_vectors(
 ) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     words = _content_text(plan, ref)
-    if words:
+    if words and ref is not None and words == ref.transcript and "text" in ref.vectors:
+        out["text"] = ref.vectors["text"]  # the clip's words, embedded with the clip
+    elif words:
         out["text"] = memory.perception.text.queries([words])[0]
     if plan.speaker.mode == "same" and ref is not None:
         out["speaker"] = ref.vectors["speaker"]

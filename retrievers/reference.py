@@ -38,7 +38,9 @@ REFERENCE_SECONDS = 15.0
 
 @dataclass
 class Reference:
-    """What the memory's encoders see in a reference clip."""
+    """What the memory's encoders see in a reference clip. ``vectors["text"]``, when
+    the clip was transcribed, is its words embedded as a query (recall's content
+    vector when a plan takes the clip's words)."""
 
     audio: Audio
     vectors: dict[str, np.ndarray]
@@ -81,7 +83,8 @@ class Reference:
                         vectors[space] = _frozen(encoders[space].embed([audio])[0])
                 if words is not None:  # both or neither: a failure leaves nothing cached
                     said = words.result()
-                    vectors["text"] = _frozen(p.text.passages([said])[0])
+                    # embedded as a query: what recall matches the stored turns with
+                    vectors["text"] = _frozen(p.text.queries([said])[0])
                     entry.transcript = said
             wanted = set(spaces) | ({"style_raw"} if "style" in spaces else set())
             wanted |= {"text"} if transcribe else set()

@@ -470,6 +470,48 @@ def test_reference_encodings_are_cached_by_clip(memory: AudioMemory) -> None:
     assert small.entry(p, tone(200)) is not small.entry(p, tone(300))
 
 
+class _CountingText:
+    """Wraps a text encoder and counts the texts it embeds as queries."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner, self.queried = inner, []  # type: list[str]
+
+    def queries(self, texts: list[str]) -> np.ndarray:
+        self.queried += texts
+        return self.inner.queries(texts)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+def test_a_clips_words_are_embedded_once_with_the_clip(tmp_path: Path) -> None:
+    """Recall matching a reference's words uses the query vector embedded with the clip:
+    the words are not embedded again for the search, nor at all when the same clip is
+    asked about again."""
+    from voxmem.retrievers.reference import CACHE
+
+    CACHE.clear()
+    memory = open_fake(tmp_path / "mem", text=NOISY_QUERY)
+    v = _voice(memory, 1)
+    memory.add_segments(
+        [_turn(memory, t, v, 20 + i) for i, t in enumerate(NOISY_ROOM)], tenant="t", session="s"
+    )
+    clip = tone(470, 2.0)
+    said = memory.perception.transcriber.transcribe(clip).text
+    text = memory.perception.text = _CountingText(memory.perception.text)  # type: ignore[assignment]
+    first = recall(memory, "t", SPOKEN, reference=clip, k=3)
+    assert first.plan.content_from_reference and said
+    assert text.queried.count(said) == 1  # with the clip, never again for the search
+    ref = Reference.encode(memory, clip)
+    np.testing.assert_array_equal(ref.vectors["text"], text.inner.queries([said])[0])
+    before = len(text.queried)
+    again = recall(memory, "t", SPOKEN, reference=clip, k=3)
+    assert said not in text.queried[before:]  # cached with the clip
+    assert [t.segment.id for t in again.turns] == [t.segment.id for t in first.turns]
+    assert "quillfeather" in first.turns[0].segment.transcript  # matched on the clip's words
+    memory.close()
+
+
 @pytest.mark.models
 @pytest.mark.parametrize("language", ["en", None])
 def test_short_reference_decode_hears_real_speech(language: str | None) -> None:
