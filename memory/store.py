@@ -590,14 +590,21 @@ class AudioMemory:
     def speaker_means(self, tenant: str, space: str, min_turns: int = 1) -> dict[str, np.ndarray]:
         """Each speaker's mean ``space`` vector over their stored turns, for speakers with
         at least ``min_turns`` of them (a per-speaker aggregate: the retrievers ask for
-        ``style_raw`` to know how a person usually talks). Cached until the catalog
-        changes."""
+        ``style_raw`` to know how a person usually talks), over all of the tenant's turns.
+        Cached until the catalog changes."""
         tenant = self._require_tenant(tenant)
         key, version = (tenant, space, min_turns), self.catalog.version()
         cached = self._means.get(key)
         if cached is not None and cached[0] == version:
             return cached[1]
-        _, speakers, matrix = self.raw_vectors(tenant, space)
+        # every live turn: a read that fills its limit may have left some out (turns
+        # stored since the count), so it is read again with a larger one
+        limit = int(self.catalog.counts(tenant)["segments"]) + 1
+        while True:
+            ids, speakers, matrix = self.raw_vectors(tenant, space, limit)
+            if len(ids) < limit:
+                break
+            limit *= 2
         rows: dict[str, list[np.ndarray]] = {}
         for speaker, row in zip(speakers, matrix, strict=True):
             if speaker is not None:

@@ -335,6 +335,34 @@ def test_style_baselines_follow_writes_from_this_and_other_threads(memory: Audio
     assert sorted(float(b[0]) for b in memory.style_baselines("t").values()) == [10.0, 20.0, 30.0]
 
 
+def test_style_baselines_read_every_turn_of_the_tenant(
+    memory: AudioMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A baseline is the mean over all of a speaker's turns, however many the tenant
+    has: a read that fills its limit (turns stored since they were counted) is read
+    again, larger."""
+    for k, seed in enumerate((10, 20, 30)):
+        batch = []
+        for i in range(4):
+            t = _turn(memory, f"turn {seed} {i}", _voice(memory, k + 1), seed + i)
+            t.vectors["style_raw"] = np.full(88, float(seed + i), np.float32)
+            batch.append(t)
+        memory.add_segments(batch, tenant="t", session=f"s{k}")
+    real = memory.catalog.counts
+    monkeypatch.setattr(memory.catalog, "counts", lambda t: {**real(t), "segments": 2})
+    limits: list[int] = []
+    raw = memory.raw_vectors
+
+    def counted(tenant: str, space: str, limit: int = 20_000) -> object:
+        limits.append(limit)
+        return raw(tenant, space, limit)
+
+    monkeypatch.setattr(memory, "raw_vectors", counted)
+    means = memory.style_baselines("t")
+    assert sorted(float(b[0]) for b in means.values()) == [11.5, 21.5, 31.5]
+    assert limits == [3, 6, 12, 24]  # read again until a read came back short
+
+
 # --- content: lexical and vector evidence fused ---------------------------------------
 
 #: turns full of the function words an ASR hears in noise; one says the rare word
