@@ -292,6 +292,12 @@ class Forgetting:
         holders = self.index.holds(needles)
         if not holders:
             return
+        # a graph file's unused room is written out as it lay in memory, which can hold
+        # the bytes of a vector just erased: zero it before anything is rebuilt
+        if self.index.clear_unused():
+            holders = self.index.holds(needles)
+            if not holders:
+                return
         # a vector that a live turn also begins with is not a forgotten one (asked only
         # now, and once: each ask reads every stored vector)
         shared = self.catalog.shared_prefixes([f[0] for f in forms if f])

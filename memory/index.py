@@ -24,6 +24,7 @@ import fcntl
 import hashlib
 import logging
 import os
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -541,6 +542,24 @@ class ChromaIndex:
 
     compact = purge  # the name earlier callers use
 
+    def clear_unused(self) -> int:
+        """Zero the unused part of every graph file's element buffer; the number of
+        files changed. A graph file holds room for more elements than it has, and that
+        room is written out as it lay in this process's memory, so it can hold bytes
+        the process once had, a forgotten vector among them. Embedded only, under one
+        hold of the index with no graph loaded (this process lets go of them first, so
+        none writes its old room out again later). A file whose header is not the graph
+        layout this reads is left alone."""
+        if self.mode != "embedded" or not self.path.exists():
+            return 0
+        changed = 0
+        with self.access(write=True):
+            self.release(settle=True)
+            for folder in self.path.iterdir():
+                if folder.is_dir() and _is_uuid(folder.name):
+                    changed += _clear_graph_room(folder)
+        return changed
+
     def holds(self, needles: Sequence[bytes]) -> set[str]:
         """The tenants whose collection files contain any of ``needles`` ("" for files
         that belong to no one collection); empty when none does, or in server mode (the
@@ -771,6 +790,39 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:  # gone meanwhile
         return 0
+
+
+#: a graph's header.bin: format version (int32), then the element buffer's offset,
+#: capacity, elements in use and bytes per element (size_t each)
+_GRAPH_HEADER = struct.Struct("<iQQQQ")
+
+
+def _clear_graph_room(folder: Path) -> int:
+    """Zero ``data_level0.bin`` past the elements in use; 1 if bytes changed."""
+    header, data = folder / "header.bin", folder / "data_level0.bin"
+    try:
+        head = header.read_bytes()[: _GRAPH_HEADER.size]
+        size = data.stat().st_size
+    except FileNotFoundError:
+        return 0
+    if len(head) < _GRAPH_HEADER.size:
+        return 0
+    version, offset, capacity, used, per = _GRAPH_HEADER.unpack(head)
+    if version != 1 or offset != 0 or not per or used > capacity or size != capacity * per:
+        log.warning("graph file %s has a layout this version does not read; left alone", data)
+        return 0
+    start = used * per
+    if start >= size:
+        return 0
+    with open(data, "r+b") as f:
+        f.seek(start)
+        if not any(f.read(size - start)):
+            return 0
+        f.seek(start)
+        f.write(b"\0" * (size - start))
+        f.flush()
+        os.fsync(f.fileno())
+    return 1
 
 
 def _zero(path: Path) -> None:

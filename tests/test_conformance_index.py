@@ -153,6 +153,61 @@ def test_erase_removes_the_entries_from_every_space_given(index: IndexBackend, t
         assert index.holds(kept) == {tenant}  # the search finds what is there
 
 
+def test_clearing_unused_room_keeps_every_entry(index: IndexBackend, tenant: str) -> None:
+    """What the files hold beyond their entries is zeroed, and nothing an entry holds:
+    the same ids and the same hits after. Embedded, bytes planted in a graph file's
+    room past its entries (as a write-out of memory the process had used leaves them)
+    are found by the search of the files, and gone after."""
+    ids = _fill(index, tenant, n=8)
+    index.erase(tenant, ["text"], ids[:2])  # a graph written out with room to spare
+    before = [(h.id, round(h.score, 5)) for h in index.query(tenant, "text", _unit(5), 6)]
+    planted = b"\x5a\xa5" * 16
+    graphs: list[Path] = []
+    if isinstance(index, ChromaIndex) and index.mode == "embedded":
+        index.release(settle=True)
+        graphs = [p for p in index.path.glob("*/data_level0.bin") if p.stat().st_size]
+        assert graphs, "the erase wrote no graph file"
+        for path in graphs:
+            data = bytearray(path.read_bytes())
+            data[-64:-32] = planted  # the last element's room: past the 6 in use
+            path.write_bytes(bytes(data))
+        assert index.holds([planted]) != set()
+        assert index.clear_unused() == len(graphs)
+        assert index.holds([planted]) == set()
+    else:
+        assert index.clear_unused() == 0
+    assert index.clear_unused() == 0  # nothing left to clear
+    assert index.ids(tenant, "text") == set(ids[2:])
+    after = [(h.id, round(h.score, 5)) for h in index.query(tenant, "text", _unit(5), 6)]
+    assert after == before
+
+
+def test_a_graph_file_of_another_layout_is_left_alone(tmp_path: Path) -> None:
+    """Only the room past the elements in use, and only in a header this reads."""
+    import struct
+
+    from voxmem.memory.index import _clear_graph_room
+
+    folder = tmp_path / "g"
+    folder.mkdir()
+    data = bytes(range(1, 65)) * 4  # 4 elements of 64 bytes
+    (folder / "data_level0.bin").write_bytes(data)
+    (folder / "header.bin").write_bytes(struct.pack("<iQQQQ", 1, 0, 4, 2, 64) + b"rest")
+    assert _clear_graph_room(folder) == 1
+    assert (folder / "data_level0.bin").read_bytes() == data[:128] + bytes(128)
+    assert _clear_graph_room(folder) == 0  # already clear
+    for header in (
+        struct.pack("<iQQQQ", 2, 0, 4, 2, 64),  # another version
+        struct.pack("<iQQQQ", 1, 0, 4, 5, 64),  # more in use than room
+        struct.pack("<iQQQQ", 1, 0, 8, 2, 64),  # a size that does not fit the file
+        b"short",
+    ):
+        (folder / "data_level0.bin").write_bytes(data)
+        (folder / "header.bin").write_bytes(header)
+        assert _clear_graph_room(folder) == 0
+        assert (folder / "data_level0.bin").read_bytes() == data
+
+
 def test_a_closed_index_says_so(index: IndexBackend, tenant: str) -> None:
     _fill(index, tenant, 1)
     index.close()
