@@ -79,8 +79,9 @@ def generated_vectors(
     ``voices`` with per-turn noise of norm ~0.4 (cosine to its voice about 0.9), so
     speaker matching does the work it does on a real memory."""
     noise = rng.standard_normal((n, DIMS["speaker"])) * (0.4 / np.sqrt(DIMS["speaker"]))
+    spk = _unit(voices[rng.integers(len(voices), size=n)] + noise)
     vecs = {s: _unit(rng.standard_normal((n, d))) for s, d in DIMS.items() if s != "speaker"}
-    vecs["speaker"] = _unit(voices[rng.integers(len(voices), size=n)] + noise)
+    vecs["speaker"] = spk
     return vecs
 
 

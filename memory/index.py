@@ -156,6 +156,8 @@ class ChromaIndex:
         #: whether a collection was dropped since the last purge (its graph folder can
         #: appear on disk after the drop returns)
         self._dropped = False
+        if self.mode == "embedded":
+            _fill_new_memory()
         self._connect()
         if self.mode == "embedded":
             self._generation = self._read_generation()
@@ -792,6 +794,29 @@ def _size(path: Path) -> int:
         return 0
 
 
+#: glibc's mallopt parameter that fills every block it hands out and takes back with a
+#: fixed byte
+_M_PERTURB = -6
+_PERTURBED = False
+
+
+def _fill_new_memory() -> bool:
+    """Make this process's allocator fill each block it hands out (and takes back) with
+    a fixed byte, so that memory Chroma writes out without having filled it (a new
+    graph file's room for entries) holds that byte, never bytes the process once had,
+    such as a vector it has since forgotten. glibc only; elsewhere False, and
+    ``clear_unused`` after a forget is what remains. Once per process."""
+    global _PERTURBED
+    if not _PERTURBED:
+        import ctypes
+
+        try:
+            _PERTURBED = bool(ctypes.CDLL(None).mallopt(_M_PERTURB, 0xA5))
+        except (AttributeError, OSError):
+            log.info("this C library cannot fill new memory; forgets clear graph files after")
+    return _PERTURBED
+
+
 #: a graph's header.bin: format version (int32), then the element buffer's offset,
 #: capacity, elements in use and bytes per element (size_t each)
 _GRAPH_HEADER = struct.Struct("<iQQQQ")
@@ -808,7 +833,14 @@ def _clear_graph_room(folder: Path) -> int:
     if len(head) < _GRAPH_HEADER.size:
         return 0
     version, offset, capacity, used, per = _GRAPH_HEADER.unpack(head)
-    if version != 1 or offset != 0 or not per or used > capacity or size != capacity * per:
+    # a graph grown since it was made writes only its elements: no room on disk
+    if (
+        version != 1
+        or offset != 0
+        or not per
+        or used > capacity
+        or not (used * per <= size <= capacity * per and size % per == 0)
+    ):
         log.warning("graph file %s has a layout this version does not read; left alone", data)
         return 0
     start = used * per

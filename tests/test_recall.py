@@ -537,6 +537,11 @@ def test_a_clips_words_are_embedded_once_with_the_clip(tmp_path: Path) -> None:
     assert said not in text.queried[before:]  # cached with the clip
     assert [t.segment.id for t in again.turns] == [t.segment.id for t in first.turns]
     assert "quillfeather" in first.turns[0].segment.transcript  # matched on the clip's words
+    # words asked for in the instruction are embedded themselves, whatever the clip holds
+    ref = Reference(clip, {"text": ref.vectors["text"]}, said)
+    budget = recall(memory, "t", "what was said about the budget", reference=ref, k=3)
+    assert not budget.plan.content_from_reference and budget.plan.content
+    assert text.queried[-1] == budget.plan.content
     memory.close()
 
 
