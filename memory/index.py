@@ -547,11 +547,12 @@ class ChromaIndex:
     def clear_unused(self) -> int:
         """Zero the unused part of every graph file's element buffer; the number of
         files changed. A graph file holds room for more elements than it has, and that
-        room is written out as it lay in this process's memory, so it can hold bytes
-        the process once had, a forgotten vector among them. Embedded only, under one
-        hold of the index with no graph loaded (this process lets go of them first, so
-        none writes its old room out again later). A file whose header is not the graph
-        layout this reads is left alone."""
+        room is written out, when the graph is made, as it lay in this process's
+        memory, so it can hold bytes the process once had, a forgotten vector among
+        them. Embedded only, under one hold of the index with no graph loaded here
+        (this process lets go of them first, so none is written out over the files
+        while they are cleared). A file whose header is not the graph layout this reads
+        is left alone."""
         if self.mode != "embedded" or not self.path.exists():
             return 0
         changed = 0
