@@ -92,14 +92,25 @@ POOLS: dict[str, Pool] = {
     p.name: p
     for p in [
         Pool(
-            "plans/test_v5",
+            "plans/test_v6",
             "test",
+            "plan",
+            "plans/test_v6.jsonl",
+            sha256="88e93814c777b670c935ec4550871accde10d9a0c245498239904f29700aa3db",
+            speaker_names=("Ingrid", "Tunde", "Mei", "Rafael", "Carmen"),
+            note="420 instructions (70 not in English, 52 with a clip attached and unused), "
+            "written blind on 2026-12-04 before the planner changes they score",
+        ),
+        Pool(
+            "plans/test_v5",
+            "dev",
             "plan",
             "plans/test_v5.jsonl",
             sha256="b07bc303880eff4916d2010fe9dd0ac8f6627d9e02716cec303339a62dd09be5",
             speaker_names=("Noor", "Sven", "Adaeze", "Kenji", "Rosa"),
-            note="420 instructions (70 not in English), written blind on 2026-12-03 before "
-            "the planner changes they score",
+            note="420 instructions (70 not in English); a test pool until its figure was "
+            "reported once (0918e65), then read to change the planner: a tuning figure "
+            "since 2026-12-04, superseded as a test by plans/test_v6",
         ),
         Pool(
             "plans/test_v4",
