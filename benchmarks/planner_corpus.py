@@ -294,8 +294,31 @@ TOPIC_HEADS = _phrases(
 )
 
 
+#: a sound that is itself what was talked about ("the dog barking all night"): content
+SOUND_SUBJECTS = _phrases(
+    """
+    the dog | the neighbour's dog | the alarm | the car alarm | the fire alarm | the baby
+    | the music upstairs | the noisy music | the crowd | the traffic | the rain | the
+    wind | the thunder | the birds | the cat | the phone | the church bells | the
+    construction noise | the fridge | the loud neighbours | the typing | the clock
+    """
+)
+SOUND_EVENTS = _phrases(
+    """
+    barking all night | going off at night | keeping everyone up | being too loud |
+    outside the window | at the concert | next door | waking the kids | during the
+    exam | ringing nonstop | at three in the morning | that never stops | in the
+    office | at the party
+    """
+)
+
+
 def ambiguous_topic(rng: np.random.Generator, split: Split) -> str:
     """A topic holding a sound or mood word: content, not a constraint."""
+    r = rng.random()
+    if r < 0.2:
+        subject = _pick(rng, SOUND_SUBJECTS, split)
+        return subject if rng.random() < 0.4 else f"{subject} {_pick(rng, SOUND_EVENTS, split)}"
     r = rng.random()
     if r < 0.3:
         return _pick(rng, AMBIGUOUS_TOPICS, split)
@@ -473,8 +496,13 @@ STYLE_VERBS: dict[str, list[str]] = {
     "whisper": _phrases(
         "whispering | whispered | murmuring | murmured | speaking under their breath"
     ),
-    "fast": _phrases("rushing | rattling on | racing through it | gabbling | speed-talking"),
-    "slow": _phrases("drawling | dragging the words out | taking their time | plodding"),
+    "fast": _phrases(
+        "rushing | rattling on | racing through it | gabbling | speed-talking | talking "
+        "really fast | talking a mile a minute"
+    ),
+    "slow": _phrases(
+        "drawling | dragging the words out | taking their time | plodding | talking really slowly"
+    ),
     "monotone": _phrases("droning | droning on | speaking flatly | reading it flat"),
     "high": _phrases("squeaking | piping up | speaking in falsetto"),
     "low": _phrases("rumbling | growling low | speaking in a deep rumble"),
@@ -483,6 +511,34 @@ STYLE_VERBS: dict[str, list[str]] = {
     "laughing": _phrases("laughing | giggling | laughed | chuckling | cracking up | in stitches"),
     "shouting": _phrases("shouting | yelling | yelled | screaming | hollering | bellowing"),
 }
+#: a style said as a past verb, for "something Rosa whispered about ..." and "which
+#: turns were whispered"
+STYLE_PAST: dict[str, list[str]] = {
+    "whisper": _phrases("whispered | murmured | mumbled | said under their breath | hushed"),
+    "shouting": _phrases("shouted | yelled | screamed | hollered | bellowed"),
+    "crying": _phrases("cried | sobbed | wept | said through tears"),
+    "laughing": _phrases("laughed | giggled | chuckled | said laughing"),
+    "angry": _phrases("ranted | snapped | fumed | raged | barked"),
+    "excited": _phrases("gushed | cheered | squealed | raved"),
+    "sad": _phrases("sighed | moped | lamented"),
+    "fast": _phrases("rushed through | rattled off | blurted out | gabbled"),
+    "slow": _phrases("drawled | dragged out"),
+    "monotone": _phrases("droned | read out flatly"),
+    "high": _phrases("squeaked | piped up"),
+    "low": _phrases("rumbled | growled"),
+}
+STYLE_PAST_TOPIC = _phrases(
+    """
+    something {s} {v} about {t} | anything {s} {v} about {t} | what {s} {v} about {t} |
+    when {s} {v} about {t} | the part {s} {v} about {t} | whatever {s} {v} regarding {t}
+    """
+)
+STYLE_PASSIVE = _phrases(
+    """
+    which {c} were {v} | the {c} that were {v} | any {c} {v} | {c} that got {v} | what
+    was {v}
+    """
+)
 #: frames where the style comes before what is asked for, or is the verb
 STYLE_VERB_FRAMES = _phrases(
     """
@@ -514,7 +570,10 @@ STYLE_SAME = _phrases(
     like this | the same way of talking | just as worked up as here | with this feel |
     like this one sounds | mood-wise like this | same feel as the ref | in the same
     spirit as this | with the same energy as the sample | the same kind of tone | said
-    the way it's said here | with a tone like this
+    the way it's said here | with a tone like this | that match the mood in this clip |
+    where people sound the way they do in this clip | the way this person is speaking
+    here | whose tone mirrors this recording | with the mood of this one | matching how
+    they sound here | that feel like this one | in the emotional register of this clip
     """
 )
 
@@ -690,7 +749,10 @@ ENV_SAME = _phrases(
     where this was recorded | in the same kitchen | in the same room | from the same
     place as this | same surroundings | with that noise behind it | same ambience as the
     reference | from this location | with the same sounds behind | recorded where this
-    was | in this same spot | with these background sounds | same backdrop as here
+    was | in this same spot | with these background sounds | same backdrop as here |
+    matching the background sound of this clip | somewhere that sounds like this | in a
+    place that sounds like this one | with the same acoustic setting as this | with the
+    noise in the back of this clip | that match the room sound here
     """
 )
 
@@ -722,7 +784,8 @@ REF_CLIP = _phrases(
     this clip | the clip | this recording | the recording | this audio | the attached
     audio | the query audio | this sample | the sample | this voice note | my voice memo
     | the audio I sent | the example | this snippet | the reference | what I just played
-    | this message | the given audio | the provided clip | this one
+    | this message | the given audio | the provided clip | this one | this conversation |
+    this exchange | this dialogue | this discussion | the original conversation
     """
 )
 REF_QUESTION = _phrases(
@@ -763,7 +826,12 @@ REFERENCE_SHORT = _phrases(
     reply to it | who responded and what they said | the answer please | find the
     answer | what's the answer to this | how it carried on | the next part | what did
     they reply | and after that | what was the answer | the follow-up | pick up where
-    this stops
+    this stops | what came after | how does it go on | dig out the answer | what
+    response did they get | which answer was given | the continuation | resume from the
+    end of this | has this come up anywhere else | where else does this come up | other
+    places this gets talked about | has this subject been mentioned elsewhere | the rest
+    of the conversation | what was said in reply | who answered and how | the bit after
+    this | how did the other person respond
     """
 )
 #: what people say about the clip before asking for its answer or continuation (the
@@ -776,7 +844,14 @@ REFERENCE_CONTEXT = _phrases(
     from yesterday's chat | this bit is from the interview | here's the clip | listen to
     this | I'm asking this out loud | so this is the question | this was cut off | my
     question is in the recording | this is someone asking something | this is where the
-    audio stops | that's the question | I just recorded this
+    audio stops | that's the question | I just recorded this | I only caught the start of
+    this conversation | this cuts off mid-discussion | the clip ends right before the
+    punchline | I remember this moment but not the reply | this question came up a while
+    ago | this is from a quiz night recording | she asks something in this snippet | my
+    friend sent me this clip | I recorded this on my phone | this is the end of what I
+    have | it stops right at the end of the question | someone asks a question here |
+    this came from an old voice memo | he asks something at the very end | the recording
+    ends before the reply
     """
 )
 
@@ -866,13 +941,15 @@ TIME_PHRASES: dict[str, list[str]] = {
     "before_break": _phrases(
         """
         before the break | before we paused | before lunch | before the interruption |
-        before we took a break
+        before we took a break | before we stopped for a bit | before the pause | right
+        before we broke off
         """
     ),
     "after_break": _phrases(
         """
         after the break | since the pause | after we came back | after lunch | after we
-        resumed
+        resumed | after we took the break | once we were back from the break | after the
+        pause | when we picked it back up
         """
     ),
 }
@@ -990,6 +1067,23 @@ QUOTE = _phrases(
     says that {t} | the moment {s} said {t} | when {s} told us {t}
     """
 )
+#: short requests for more of the clip's speaker ("this guy again"): {o} is the person
+SAME_SHORT = _phrases(
+    """
+    {o} again | more from {o} | any more from {o} | more of {o} | anything else from {o}
+    | play {o} again | everything from {o} | other turns by {o} | I want to hear {o}
+    again | more stuff from {o} | the rest of what {o} said | all of {o} | I know {o},
+    what else did they talk about | {o} again, what else did they say | I want to hear
+    {o} again, what else was said | what else is there from {o}
+    """
+)
+SAME_OBJECT = _phrases(
+    """
+    her | him | them | this guy | this woman | this person | this speaker | this voice |
+    that lady | the same guy | this man | this caller | the girl in this clip | whoever
+    this is | the person speaking here
+    """
+)
 QUESTION_NOTOPIC = _phrases(
     """
     what did {s} say | everything {s} said | when did {s} speak | all of {s}'s turns |
@@ -1045,7 +1139,8 @@ USER_FRAMES = _phrases(
     what did {s} reply when you brought up {t} | {s} told you something about {t}, what
     was it | the {t} {s} gave you | did {s} give you {t} | what did {s} just say about
     {t} | {s} mentioned {t} to you earlier, what was it | the thing {s} asked you about
-    {t}
+    {t} | what have {s} asked you about {t} | what did {s} ask you about {t} | the
+    questions {s} asked you about {t} | what {s} said to you about {t}
     """
 )
 #: the agent's turns ("I" is the user, asking: not the turns asked for)
@@ -1057,7 +1152,10 @@ AGENT_FRAMES = _phrases(
     mentioned {t} to me, what was it | what was {s}'s answer when I asked about {t} |
     what did {s} recommend for {t} | when I brought up {t}, what did {s} say | {s} told
     me {t}, what was it again | what did {s} say {t} was | the {t} {s} gave me | what was
-    {s}'s advice on {t}
+    {s}'s advice on {t} | what did {s} suggest about {t} | what did {s} recommend about
+    {t} | {s}'s instructions for {t} | {s}'s suggestion about {t} | {s} explained {t} to
+    me, say it again | {s} explained {t} to me | what was {s}'s recommendation on {t} |
+    what did {s} propose for {t} | what did {s} advise on {t}
     """
 )
 FILLERS = _phrases(
@@ -1290,6 +1388,19 @@ def _head(b: _Builder, rng: np.random.Generator, d: _Draw, split: Split) -> tupl
         b.add(_pick(rng, OPENERS, split))
         b.add(reference_phrase(rng, split), "R")
         return False, False
+    if d.speaker == "same" and d.content == "none" and rng.random() < 0.3:
+        b.add(_pick(rng, SAME_SHORT, split), o=(_pick(rng, SAME_OBJECT, split), "P"))
+        return True, False
+    past = STYLE_PAST.get(d.style)
+    if past and d.content == "present" and rng.random() < 0.2:
+        subj = subj if asks_who else (_pick(rng, ANY_SUBJECT, split), "O")
+        verb = (_pick(rng, past, split), "S")
+        b.add(_pick(rng, STYLE_PAST_TOPIC, split), s=subj, v=verb, t=topic_slot)
+        return True, True
+    if past and d.content == "none" and not asks_who and rng.random() < 0.15:
+        verb = (_pick(rng, past, split), "S")
+        b.add(_pick(rng, STYLE_PASSIVE, split), c=(_pick(rng, CLIPS_PLURAL, split), "O"), v=verb)
+        return False, True
     if d.content == "present" and d.role != "none" and rng.random() < 0.5:
         frames = USER_FRAMES if d.role == "user" else AGENT_FRAMES
         b.add(_pick(rng, frames, split), s=subj, t=topic_slot)
