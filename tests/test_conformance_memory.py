@@ -231,3 +231,77 @@ def test_a_rebuild_indexes_every_live_turn_while_another_forget_hides_some(
     memory.rebuild("t")
     monkeypatch.undo()
     assert index.ids("t", "text") >= set(ids[1:])
+
+
+def test_a_search_filtered_to_a_session_or_speaker_scores_its_turns_exactly(
+    memory: AudioMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A filter naming a session (or a speaker) is answered from the catalog's vectors,
+    with the index's order and scores; wider filters and bigger sessions go to the
+    index, and both answers agree."""
+    from voxmem.memory import store
+
+    ids = [_add(memory, f"s{i % 3}", i, role="user" if i % 2 else "agent") for i in range(18)]
+    spk = memory.get("t", ids[4]).speaker_id or ""
+    queries = {space: vectors(memory, 40 + n)[space] for n, space in enumerate(SPACES)}
+    cases = [
+        {"$and": [{"session": "s1"}, {"role": "user"}]},
+        {"session": {"$eq": "s2"}},
+        {"speaker": spk},
+    ]
+    via_catalog = [memory.search_spaces("t", queries, 4, where) for where in cases]
+    single = memory.search("t", "text", queries["text"], 4, cases[0])
+    wanted = [
+        {ids[i] for i in range(18) if i % 3 == 1 and i % 2},
+        {ids[i] for i in range(18) if i % 3 == 2},
+        {s.id for s in memory.list("t", speaker=spk)},
+    ]
+    for got, want in zip(via_catalog, wanted, strict=True):
+        for space, hits in got.items():
+            assert hits and {h.segment.id for h in hits} <= want, space
+            assert len(hits) == min(4, len(want))
+            assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+            assert all(not h.segment.vectors for h in hits)
+    assert [h.segment.id for h in single] == [h.segment.id for h in via_catalog[0]["text"]]
+
+    # the same searches through the index (a session bigger than the exact path takes)
+    monkeypatch.setattr(store, "EXACT_MAX", 1)
+    via_index = [memory.search_spaces("t", queries, 4, where) for where in cases]
+    for exact, indexed in zip(via_catalog, via_index, strict=True):
+        for space in SPACES:
+            assert [h.segment.id for h in exact[space]] == [h.segment.id for h in indexed[space]]
+            for e, i in zip(exact[space], indexed[space], strict=True):
+                assert e.score == pytest.approx(i.score, abs=1e-4)
+
+    # the exact path asks nothing of the index; a filter it cannot serve does
+    monkeypatch.setattr(store, "EXACT_MAX", 2000)
+
+    def no_index(*args: object, **kw: object) -> None:
+        raise AssertionError("the index was asked")
+
+    monkeypatch.setattr(memory.index, "query", no_index)
+    assert memory.search_spaces("t", queries, 4, cases[0])["text"]
+    with pytest.raises(AssertionError, match="the index was asked"):
+        memory.search("t", "text", queries["text"], 4, {"role": "user"})
+
+
+def test_which_filters_the_catalog_answers() -> None:
+    from voxmem.memory.protocols import SegmentFilter
+    from voxmem.memory.store import narrow_filter
+
+    assert narrow_filter({"session": "a"}) == SegmentFilter(session="a")
+    assert narrow_filter({"$and": [{"speaker": "p"}, {"role": {"$eq": "user"}}]}) == (
+        SegmentFilter(speaker_id="p", role="user")
+    )
+    for other in (
+        None,
+        {},
+        {"role": "user"},  # half the turns: the index's wider search is quicker
+        {"speaker": ""},  # no speaker, which the catalog stores as NULL
+        {"session": {"$in": ["a", "b"]}},
+        {"$and": [{"session": "a"}, {"created_at": {"$gte": 1.0}}]},
+        {"$or": [{"session": "a"}, {"session": "b"}]},
+        {"$and": [{"session": "a"}, {"session": "b"}]},
+        {"session": "a", "role": "user"},
+    ):
+        assert narrow_filter(other) is None, other
