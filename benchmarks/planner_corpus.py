@@ -294,31 +294,35 @@ TOPIC_HEADS = _phrases(
 )
 
 
-#: a sound that is itself what was talked about ("the dog barking all night"): content
-SOUND_SUBJECTS = _phrases(
-    """
-    the dog | the neighbour's dog | the alarm | the car alarm | the fire alarm | the baby
-    | the music upstairs | the noisy music | the crowd | the traffic | the rain | the
-    wind | the thunder | the birds | the cat | the phone | the church bells | the
-    construction noise | the fridge | the loud neighbours | the typing | the clock
-    """
-)
-SOUND_EVENTS = _phrases(
-    """
-    barking all night | going off at night | keeping everyone up | being too loud |
-    outside the window | at the concert | next door | waking the kids | during the
-    exam | ringing nonstop | at three in the morning | that never stops | in the
-    office | at the party
-    """
-)
+#: a sound that is itself what was talked about ("the dog barking all night"), with
+#: what it did: content, not a background
+SOUND_TOPICS: dict[str, list[str]] = {
+    "the dog": _phrases("barking all night | next door | waking the kids | that never stops"),
+    "the neighbour's dog": _phrases("barking all night | howling at night | that never stops"),
+    "the car alarm": _phrases("going off at night | outside the window | that kept going"),
+    "the fire alarm": _phrases("going off at night | during the exam | in the office"),
+    "the baby": _phrases("crying at night | waking everyone up | teething"),
+    "the music": _phrases("upstairs | next door | being too loud | at three in the morning"),
+    "the phone": _phrases("ringing nonstop | buzzing all through dinner | going off in class"),
+    "the construction noise": _phrases("next door | starting at seven | on our street"),
+    "the church bells": _phrases("every Sunday | waking everyone up | at six in the morning"),
+    "the traffic": _phrases("on the bridge | at rush hour | outside the office"),
+    "the rain": _phrases("ruining the picnic | flooding the basement | all week"),
+    "the wind": _phrases("knocking the fence down | all night | on the coast"),
+    "the fridge": _phrases("buzzing all night | leaking again | that keeps humming"),
+    "the loud neighbours": _phrases("upstairs | having parties | stomping around"),
+}
+_SOUND_SUBJECTS = list(SOUND_TOPICS)
 
 
 def ambiguous_topic(rng: np.random.Generator, split: Split) -> str:
     """A topic holding a sound or mood word: content, not a constraint."""
     r = rng.random()
     if r < 0.2:
-        subject = _pick(rng, SOUND_SUBJECTS, split)
-        return subject if rng.random() < 0.4 else f"{subject} {_pick(rng, SOUND_EVENTS, split)}"
+        subject = _pick(rng, _SOUND_SUBJECTS, split)
+        if rng.random() < 0.4:
+            return subject
+        return f"{subject} {_pick(rng, SOUND_TOPICS[subject], split)}"
     r = rng.random()
     if r < 0.3:
         return _pick(rng, AMBIGUOUS_TOPICS, split)
@@ -511,21 +515,22 @@ STYLE_VERBS: dict[str, list[str]] = {
     "laughing": _phrases("laughing | giggling | laughed | chuckling | cracking up | in stitches"),
     "shouting": _phrases("shouting | yelling | yelled | screaming | hollering | bellowing"),
 }
-#: a style said as a past verb, for "something Rosa whispered about ..." and "which
-#: turns were whispered"
+#: a style said as a past verb that takes "about" ("something Rosa whispered about
+#: ...")
 STYLE_PAST: dict[str, list[str]] = {
-    "whisper": _phrases("whispered | murmured | mumbled | said under their breath | hushed"),
-    "shouting": _phrases("shouted | yelled | screamed | hollered | bellowed"),
-    "crying": _phrases("cried | sobbed | wept | said through tears"),
-    "laughing": _phrases("laughed | giggled | chuckled | said laughing"),
-    "angry": _phrases("ranted | snapped | fumed | raged | barked"),
-    "excited": _phrases("gushed | cheered | squealed | raved"),
-    "sad": _phrases("sighed | moped | lamented"),
-    "fast": _phrases("rushed through | rattled off | blurted out | gabbled"),
-    "slow": _phrases("drawled | dragged out"),
-    "monotone": _phrases("droned | read out flatly"),
-    "high": _phrases("squeaked | piped up"),
-    "low": _phrases("rumbled | growled"),
+    "whisper": _phrases("whispered | murmured | mumbled"),
+    "shouting": _phrases("shouted | yelled | screamed | hollered"),
+    "crying": _phrases("cried | sobbed | wept"),
+    "laughing": _phrases("laughed | giggled | chuckled"),
+    "angry": _phrases("ranted | fumed | raged"),
+    "excited": _phrases("gushed | raved"),
+    "monotone": _phrases("droned on | droned"),
+}
+#: styles as verbs that make a passive ("which turns were whispered")
+STYLE_PASSIVE_VERBS: dict[str, list[str]] = {
+    "whisper": _phrases("whispered | murmured | mumbled"),
+    "shouting": _phrases("shouted | yelled | screamed"),
+    "fast": _phrases("rushed | rattled off | blurted out"),
 }
 STYLE_PAST_TOPIC = _phrases(
     """
@@ -784,8 +789,8 @@ REF_CLIP = _phrases(
     this clip | the clip | this recording | the recording | this audio | the attached
     audio | the query audio | this sample | the sample | this voice note | my voice memo
     | the audio I sent | the example | this snippet | the reference | what I just played
-    | this message | the given audio | the provided clip | this one | this conversation |
-    this exchange | this dialogue | this discussion | the original conversation
+    | this message | the given audio | the provided clip | this one | this exchange |
+    this dialogue | this discussion
     """
 )
 REF_QUESTION = _phrases(
@@ -844,14 +849,13 @@ REFERENCE_CONTEXT = _phrases(
     from yesterday's chat | this bit is from the interview | here's the clip | listen to
     this | I'm asking this out loud | so this is the question | this was cut off | my
     question is in the recording | this is someone asking something | this is where the
-    audio stops | that's the question | I just recorded this | I only caught the start of
-    this conversation | this cuts off mid-discussion | the clip ends right before the
-    punchline | I remember this moment but not the reply | this question came up a while
-    ago | this is from a quiz night recording | she asks something in this snippet | my
-    friend sent me this clip | I recorded this on my phone | this is the end of what I
-    have | it stops right at the end of the question | someone asks a question here |
-    this came from an old voice memo | he asks something at the very end | the recording
-    ends before the reply
+    audio stops | that's the question | I just recorded this | I only have this bit of
+    it | this cuts off mid-discussion | the clip ends right before the punchline | I
+    remember this moment but not the reply | this question came up a while ago | this is
+    from a quiz night recording | she asks something in this snippet | my friend sent me
+    this clip | I recorded this on my phone | this is all I have of it | it stops
+    mid-question | someone asks a question here | this came from an old voice memo | he
+    asks something as it finishes | the recording ends before the reply
     """
 )
 
@@ -1072,7 +1076,7 @@ SAME_SHORT = _phrases(
     """
     {o} again | more from {o} | any more from {o} | more of {o} | anything else from {o}
     | play {o} again | everything from {o} | other turns by {o} | I want to hear {o}
-    again | more stuff from {o} | the rest of what {o} said | all of {o} | I know {o},
+    again | more stuff from {o} | all of {o} | I know {o},
     what else did they talk about | {o} again, what else did they say | I want to hear
     {o} again, what else was said | what else is there from {o}
     """
@@ -1392,13 +1396,14 @@ def _head(b: _Builder, rng: np.random.Generator, d: _Draw, split: Split) -> tupl
         b.add(_pick(rng, SAME_SHORT, split), o=(_pick(rng, SAME_OBJECT, split), "P"))
         return True, False
     past = STYLE_PAST.get(d.style)
-    if past and d.content == "present" and rng.random() < 0.2:
+    if past and d.content == "present" and not d.clause and rng.random() < 0.2:
         subj = subj if asks_who else (_pick(rng, ANY_SUBJECT, split), "O")
         verb = (_pick(rng, past, split), "S")
         b.add(_pick(rng, STYLE_PAST_TOPIC, split), s=subj, v=verb, t=topic_slot)
         return True, True
-    if past and d.content == "none" and not asks_who and rng.random() < 0.15:
-        verb = (_pick(rng, past, split), "S")
+    passive = STYLE_PASSIVE_VERBS.get(d.style)
+    if passive and d.content == "none" and not asks_who and rng.random() < 0.15:
+        verb = (_pick(rng, passive, split), "S")
         b.add(_pick(rng, STYLE_PASSIVE, split), c=(_pick(rng, CLIPS_PLURAL, split), "O"), v=verb)
         return False, True
     if d.content == "present" and d.role != "none" and rng.random() < 0.5:

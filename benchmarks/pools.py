@@ -109,7 +109,8 @@ POOLS: dict[str, Pool] = {
             sha256="b07bc303880eff4916d2010fe9dd0ac8f6627d9e02716cec303339a62dd09be5",
             speaker_names=("Noor", "Sven", "Adaeze", "Kenji", "Rosa"),
             note="420 instructions (70 not in English); a test pool until its figure was "
-            "reported once (0918e65), then read to change the planner: a tuning figure "
+            "reported (three runs of successive planners, the last on 0918e65), then read to "
+            "change the planner: a tuning figure "
             "since 2026-12-04, superseded as a test by plans/test_v6",
         ),
         Pool(
