@@ -239,6 +239,19 @@ class SqlCatalog:
             _attach_vectors(conn, out)
         return out
 
+    def count_segments(self, tenant: str, where: SegmentFilter, at_most: int) -> int:
+        cond, args = _filter(where)
+        row = (
+            self.read()
+            .execute(
+                "SELECT count(*) AS n FROM (SELECT 1 FROM segments WHERE tenant = ? AND "
+                f"state = 'live' AND {cond} LIMIT ?) AS passing",
+                (tenant, *args, at_most),
+            )
+            .fetchone()
+        )
+        return int(row["n"])
+
     def sessions(self, tenant: str) -> list[tuple[str, float, float, int]]:
         rows = self.read().execute(
             "SELECT session, MIN(created_at) AS first, MAX(created_at) AS last, "

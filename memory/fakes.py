@@ -278,6 +278,11 @@ class MemoryCatalog(_Reads):
         self._check_open()
         return tenant in self._s.tenants
 
+    def count_segments(self, tenant: str, where: SegmentFilter, at_most: int) -> int:
+        self._check_open()
+        with self._lock:
+            return min(at_most, sum(1 for s in self._live(tenant) if _matches(s, where)))
+
     def segments(
         self,
         tenant: str,

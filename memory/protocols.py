@@ -117,6 +117,11 @@ class CatalogBackend(Protocol):
         vectors: bool = True,
         newest_first: bool = False,
     ) -> list[Segment]: ...
+    def count_segments(self, tenant: str, where: SegmentFilter, at_most: int) -> int:
+        """How many live segments of ``tenant`` pass ``where``, counted up to
+        ``at_most`` (a larger count answers ``at_most``)."""
+        ...
+
     def with_labels(
         self, tenant: str, kind: str, labels: Sequence[str], limit: int
     ) -> list[Segment]: ...

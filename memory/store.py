@@ -94,7 +94,13 @@ def narrow_filter(where: Mapping[str, Any] | None) -> SegmentFilter | None:
     None (the index answers it)."""
     if not where:
         return None
-    clauses = list(where["$and"]) if set(where) == {"$and"} else [where]
+    if set(where) == {"$and"}:
+        clauses = where["$and"]
+        # Chroma refuses an "$and" of fewer than two: so does this
+        if not isinstance(clauses, list) or len(clauses) < 2:
+            return None
+    else:
+        clauses = [where]
     fields: dict[str, str] = {}
     for clause in clauses:
         if not isinstance(clause, Mapping) or len(clause) != 1:
@@ -103,8 +109,11 @@ def narrow_filter(where: Mapping[str, Any] | None) -> SegmentFilter | None:
         if isinstance(value, Mapping) and set(value) == {"$eq"}:
             value = value["$eq"]
         field = _EXACT_KEYS.get(key)
-        # "" is the index's word for no speaker, which the catalog stores as NULL
-        if field is None or not isinstance(value, str) or not value or field in fields:
+        # "" is the index's word for no speaker, which the catalog stores as NULL; a NUL
+        # character is refused by PostgreSQL, not by SQLite: both left to the index
+        if field is None or not isinstance(value, str) or not value or "\x00" in value:
+            return None
+        if field in fields:
             return None
         fields[field] = value
     if "session" not in fields and "speaker_id" not in fields:
@@ -561,7 +570,12 @@ class AudioMemory:
         """Nearest segments in one space. ``where`` is a Chroma metadata filter over
         ``session``, ``speaker``, ``role``, ``recording``, ``start``, ``end``,
         ``created_at``, ``style`` and ``environment`` (top labels). Raises
-        IndexUnavailable when the index cannot answer (never an empty list for it)."""
+        IndexUnavailable when the index cannot answer (never an empty list for it).
+
+        A filter of equalities on ``session``, ``speaker`` and ``role`` that names a
+        session or a speaker, and which ``EXACT_MAX`` turns or fewer pass, is answered
+        from the catalog's own vectors, scored exactly: such a search answers while the
+        index is down, and finds turns stored while it was (not yet indexed)."""
         tenant = self._require_tenant(tenant)
         if space not in SPACES:
             raise WrongDimension(f"unknown space {space!r}; spaces are {', '.join(SPACES)}")
@@ -615,11 +629,12 @@ class AudioMemory:
         """Hits scored on the catalog's own vectors, for a filter that names a session
         or a speaker which ``EXACT_MAX`` turns or fewer pass; None otherwise."""
         narrow = narrow_filter(where)
-        if narrow is None:
+        if narrow is None or k <= 0 or not vectors:
             return None
-        turns = self.catalog.segments(tenant, narrow, limit=EXACT_MAX + 1, vectors=True)
-        if len(turns) > EXACT_MAX:
+        # counted first: a bigger session or speaker is not read at all
+        if self.catalog.count_segments(tenant, narrow, EXACT_MAX + 1) > EXACT_MAX:
             return None
+        turns = self.catalog.segments(tenant, narrow, vectors=True)
         hits = exact_hits(turns, vectors, k)
         for seg in turns:  # hits carry no vectors, as the index's hits do
             seg.vectors.clear()

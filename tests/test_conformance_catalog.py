@@ -104,6 +104,15 @@ def test_segments_round_trip_with_filters_and_order(catalog: CatalogBackend) -> 
         segs[3].id,
     ]
     assert len(catalog.segments("t", SegmentFilter(speaker_id="spk_a"))) == 2
+    for where, n in (
+        (SegmentFilter(session="s1"), 3),
+        (SegmentFilter(session="s1", role="user"), 1),
+        (SegmentFilter(speaker_id="spk_a"), 2),
+        (SegmentFilter(session="nope"), 0),
+    ):
+        assert catalog.count_segments("t", where, 10) == n, where
+    assert catalog.count_segments("t", SegmentFilter(session="s1"), 2) == 2  # counted up to
+    assert catalog.count_segments("other", SegmentFilter(session="s1"), 10) == 1
     ids = [segs[2].id, "seg_other_9", "nope"]
     assert [s.id for s in catalog.segments("t", SegmentFilter(ids=ids))] == [segs[2].id]
     assert [s.id for s in catalog.with_labels("t", "style", ["happy"], 2)] == [

@@ -237,52 +237,76 @@ def test_a_search_filtered_to_a_session_or_speaker_scores_its_turns_exactly(
     memory: AudioMemory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A filter naming a session (or a speaker) is answered from the catalog's vectors,
-    with the index's order and scores; wider filters and bigger sessions go to the
-    index, and both answers agree."""
+    with the index's order and cosine scores, without asking the index; wider filters
+    and bigger sessions go to the index, and both answers agree."""
     from voxmem.memory import store
 
-    ids = [_add(memory, f"s{i % 3}", i, role="user" if i % 2 else "agent") for i in range(18)]
-    spk = memory.get("t", ids[4]).speaker_id or ""
     queries = {space: vectors(memory, 40 + n)[space] for n, space in enumerate(SPACES)}
+    ids = []
+    for i in range(18):
+        vecs = vectors(memory, i)
+        # stored at different lengths: the score is the cosine, not the dot product
+        if i % 4 == 0:  # one voice: a speaker of several turns
+            vecs["speaker"] = vectors(memory, 99)["speaker"] + 0.05 * vecs["speaker"]
+        vecs = {space: v * np.float32(1 + i % 4) for space, v in vecs.items()}
+        ids.append(
+            memory.add_segment(
+                tone(200 + 37 * i),
+                tenant="t",
+                session=f"s{i % 3}",
+                role="user" if i % 2 else "agent",
+                transcript=f"turn {i}",
+                vectors=vecs,
+            ).id
+        )
+    # what must never be found: the query itself, forgotten, and in another tenant
+    gone = memory.add_segment(
+        tone(150), tenant="t", session="s1", role="user", vectors=dict(queries)
+    ).id
+    assert memory.forget("t", segment=gone) == 1
+    memory.add_segment(tone(150), tenant="u", session="s1", role="user", vectors=dict(queries))
+    spk = memory.get("t", ids[0]).speaker_id or ""
     cases = [
         {"$and": [{"session": "s1"}, {"role": "user"}]},
         {"session": {"$eq": "s2"}},
         {"speaker": spk},
     ]
-    via_catalog = [memory.search_spaces("t", queries, 4, where) for where in cases]
-    single = memory.search("t", "text", queries["text"], 4, cases[0])
     wanted = [
         {ids[i] for i in range(18) if i % 3 == 1 and i % 2},
         {ids[i] for i in range(18) if i % 3 == 2},
         {s.id for s in memory.list("t", speaker=spk)},
     ]
+    assert len(wanted[2]) >= 4  # a speaker of several turns
+
+    def no_index(*args: object, **kw: object) -> None:
+        raise AssertionError("the index was asked")
+
+    with monkeypatch.context() as m:
+        m.setattr(memory.index, "query", no_index)
+        via_catalog = [memory.search_spaces("t", queries, 4, where) for where in cases]
+        single = memory.search("t", "text", queries["text"], 4, cases[0])
+        with pytest.raises(AssertionError, match="the index was asked"):
+            memory.search("t", "text", queries["text"], 4, {"role": "user"})
     for got, want in zip(via_catalog, wanted, strict=True):
         for space, hits in got.items():
-            assert hits and {h.segment.id for h in hits} <= want, space
+            assert {h.segment.id for h in hits} <= want, space
             assert len(hits) == min(4, len(want))
             assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
-            assert all(not h.segment.vectors for h in hits)
+            assert all(h.score < 0.999 and not h.segment.vectors for h in hits)
+            for h in hits:
+                v = memory.get("t", h.segment.id).vectors[space]
+                cosine = v @ queries[space] / np.linalg.norm(v) / np.linalg.norm(queries[space])
+                assert h.score == pytest.approx(float(cosine), abs=1e-4)
     assert [h.segment.id for h in single] == [h.segment.id for h in via_catalog[0]["text"]]
 
-    # the same searches through the index (a session bigger than the exact path takes)
-    monkeypatch.setattr(store, "EXACT_MAX", 1)
+    # the same searches through the index (bigger than the exact path takes)
+    monkeypatch.setattr(store, "EXACT_MAX", 0)
     via_index = [memory.search_spaces("t", queries, 4, where) for where in cases]
     for exact, indexed in zip(via_catalog, via_index, strict=True):
         for space in SPACES:
             assert [h.segment.id for h in exact[space]] == [h.segment.id for h in indexed[space]]
             for e, i in zip(exact[space], indexed[space], strict=True):
                 assert e.score == pytest.approx(i.score, abs=1e-4)
-
-    # the exact path asks nothing of the index; a filter it cannot serve does
-    monkeypatch.setattr(store, "EXACT_MAX", 2000)
-
-    def no_index(*args: object, **kw: object) -> None:
-        raise AssertionError("the index was asked")
-
-    monkeypatch.setattr(memory.index, "query", no_index)
-    assert memory.search_spaces("t", queries, 4, cases[0])["text"]
-    with pytest.raises(AssertionError, match="the index was asked"):
-        memory.search("t", "text", queries["text"], 4, {"role": "user"})
 
 
 def test_which_filters_the_catalog_answers() -> None:
@@ -302,6 +326,8 @@ def test_which_filters_the_catalog_answers() -> None:
         {"$and": [{"session": "a"}, {"created_at": {"$gte": 1.0}}]},
         {"$or": [{"session": "a"}, {"session": "b"}]},
         {"$and": [{"session": "a"}, {"session": "b"}]},
+        {"$and": [{"session": "a"}]},  # Chroma refuses an "$and" of one
+        {"session": "a\x00"},  # PostgreSQL refuses a NUL; the index answers it
         {"session": "a", "role": "user"},
     ):
         assert narrow_filter(other) is None, other

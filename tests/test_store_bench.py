@@ -30,6 +30,7 @@ def test_the_store_benchmark_measures_the_sizes_asked_for(tmp_path: Path) -> Non
     for key in ("insert_per_s", "four_at_once_p95_ms", "bare_four_p95_ms", "forget_s"):
         assert row[key] > 0, key
     assert row["filtered_p50_ms"] <= row["filtered_p95_ms"]
+    assert row["bare_filtered_p95_ms"] > 0
     # the forget's steps, timed where they run, add up to no more than the whole
     steps = [row[f"forget_{k}_s"] for k in ("catalog", "index", "check")]
     assert all(s > 0 for s in steps), steps
