@@ -158,6 +158,13 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
         "process's warm-up does.",
         "A new clip misses the encoding cache (keyed by the samples' hash); the same clip "
         "asked about again reuses its encodings and transcript.",
+        f"Reference ASR: whisper {settings.asr.variant or 'default'}, language "
+        + (
+            f"{settings.asr.language} (VOXMEM_ASR__LANGUAGE)"
+            if settings.asr.language
+            else "detected per clip (VOXMEM_ASR__LANGUAGE=en skips detection)"
+        )
+        + ".",
     ]
     return report
 
