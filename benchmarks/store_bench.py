@@ -245,7 +245,7 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
     for key, label, style in (
         ("text_p95_ms", "one space", "-"),
-        ("filtered_p95_ms", "one space + session filter", "-"),
+        ("filtered_p95_ms", "one space + session and role filter", "-"),
         ("bare_filtered_p95_ms", "bare Chroma, same filter", ":"),
         ("four_space_p95_ms", "four spaces, one after another", "-"),
         ("four_at_once_p95_ms", "four spaces at once", "-"),

@@ -224,10 +224,13 @@ class SqlCatalog:
         # statistics of the catalog (no_statistics), so its planner takes an equality on
         # the tenant or the state for a selective one and reads the tenant's every row:
         # written as expressions, they are no index's conditions, only filters.
+        # Otherwise the tenant's index (with the session or speaker) is the one to
+        # use; SQLite, which keeps no statistics either, would take the state's index
+        # for an equality on the state and read every live turn of every tenant.
         scope = (
             "tenant || '' = ? AND state || '' = 'live'"
             if where.ids is not None
-            else ("tenant = ? AND state = 'live'")
+            else "tenant = ? AND state || '' = 'live'"
         )
         rows = conn.execute(
             f"SELECT * FROM segments WHERE {scope} AND {cond} "
@@ -244,8 +247,9 @@ class SqlCatalog:
         row = (
             self.read()
             .execute(
+                # the state as an expression, as in ``segments``: the tenant's index
                 "SELECT count(*) AS n FROM (SELECT 1 FROM segments WHERE tenant = ? AND "
-                f"state = 'live' AND {cond} LIMIT ?) AS passing",
+                f"state || '' = 'live' AND {cond} LIMIT ?) AS passing",
                 (tenant, *args, at_most),
             )
             .fetchone()

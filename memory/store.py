@@ -634,7 +634,9 @@ class AudioMemory:
         # counted first: a bigger session or speaker is not read at all
         if self.catalog.count_segments(tenant, narrow, EXACT_MAX + 1) > EXACT_MAX:
             return None
-        turns = self.catalog.segments(tenant, narrow, vectors=True)
+        turns = self.catalog.segments(tenant, narrow, limit=EXACT_MAX + 1, vectors=True)
+        if len(turns) > EXACT_MAX:  # turns stored since the count
+            return None
         hits = exact_hits(turns, vectors, k)
         for seg in turns:  # hits carry no vectors, as the index's hits do
             seg.vectors.clear()

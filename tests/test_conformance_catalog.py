@@ -6,7 +6,7 @@ A new catalog back end is one more ``param`` of the ``catalog`` fixture."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -341,6 +341,8 @@ def test_forget_jobs_hide_then_erase(catalog: CatalogBackend) -> None:
     assert [s.id for s in catalog.segments("t")] == ["seg_t_2"]
     assert catalog.live_ids()["t"] == {"seg_t_2"}
     assert catalog.counts("t")["segments"] == 1
+    assert catalog.count_segments("t", SegmentFilter(session="s1"), 10) == 1
+    assert catalog.count_segments("t", SegmentFilter(speaker_id="spk_a"), 10) == 1
     (stored,) = catalog.forget_jobs()
     assert (stored.id, stored.state, set(stored.segments), stored.owner) == (
         "fgt_1",
@@ -394,3 +396,35 @@ def test_a_closed_catalog_says_so(catalog: CatalogBackend) -> None:
         catalog.tenants()
     with pytest.raises(MemoryClosed), catalog.write():
         pass
+
+
+def test_sqlite_finds_a_sessions_or_speakers_turns_by_the_tenants_indexes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The catalog's reads of a session's or a speaker's turns (the exact filtered
+    search's) use the tenant's session or speaker index, not the state's, which would
+    read every live turn of every tenant."""
+    catalog = SQLiteCatalog(tmp_path / "catalog.sqlite3")
+    conn = catalog.read()
+    plans: list[str] = []
+
+    class Explaining:
+        def execute(self, sql: str, args: Sequence[object] = ()) -> object:
+            if "FROM segments WHERE" in sql:
+                rows = conn.execute("EXPLAIN QUERY PLAN " + sql, args).fetchall()
+                plans.append(" ".join(str(r[-1]) for r in rows))
+            return conn.execute(sql, args)
+
+    monkeypatch.setattr(catalog, "read", Explaining)
+    for where in (
+        SegmentFilter(session="s1", role="user"),
+        SegmentFilter(speaker_id="spk_a"),
+        SegmentFilter(speaker_id="spk_a", role="user"),
+    ):
+        plans.clear()
+        catalog.count_segments("t", where, 10)
+        catalog.segments("t", where, limit=10)
+        index = "segments_speaker" if where.speaker_id else "segments_tenant"
+        assert len(plans) == 2 and all(index in p for p in plans), plans
+        assert not any("segments_state" in p for p in plans), plans
+    catalog.close()
