@@ -43,6 +43,7 @@ from voxmem.audio import Audio, AudioSource, load_audio
 from voxmem.memory import speakers as speaker_ops
 from voxmem.memory.audio_files import dir_size
 from voxmem.memory.catalog import open_audio, open_catalog
+from voxmem.memory.encoders.base import l2_normalize
 from voxmem.memory.entries import ITEM_SPACE, index_segments, update_segment_metadata
 from voxmem.memory.forget import Forgetting, selector_key
 from voxmem.memory.index import ChromaIndex
@@ -129,14 +130,11 @@ def exact_hits(
     out: dict[str, list[Hit]] = {}
     for space, query in vectors.items():
         have = [s for s in segments if space in s.vectors]
-        if not have or k <= 0:
+        if not have:
             out[space] = []
             continue
-        q = np.asarray(query, np.float32)
-        q = q / max(float(np.linalg.norm(q)), 1e-12)
-        m = np.stack([s.vectors[space] for s in have]).astype(np.float32)
-        m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
-        scores = m @ q
+        m = l2_normalize(np.stack([s.vectors[space] for s in have]))
+        scores = m @ l2_normalize(query)
         best = np.argsort(-scores, kind="stable")[:k]
         out[space] = [Hit(have[i], float(scores[i])) for i in best]
     return out
