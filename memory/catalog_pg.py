@@ -345,8 +345,20 @@ class PostgresWrite(SqlWrite):
 
 
 def _configure(conn: Any) -> None:
-    """Each pooled connection says which schema it writes (see ``WRITER_GUARD``)."""
+    """Each pooled connection says which schema it writes (see ``WRITER_GUARD``), and
+    that it reads by key.
+
+    The catalog keeps no column statistics (``no_statistics``), so PostgreSQL's planner
+    takes any column that no unique index covers alone to hold 200 distinct values: a
+    turn's vectors (``vectors``, keyed by turn and space) looked like 0.5 % of the table
+    per turn, and the 100 turns of a session like half of it, which it read whole
+    (110 ms at 100k turns; 0.5 ms by the key). Every read and delete of the catalog is
+    by a key or a tenant's index, so a sequential scan is taken only where no index
+    serves (a whole-table read), and no query is compiled (JIT), which such a scan's
+    cost would otherwise call for."""
     conn.execute(f"SET {WRITER_SETTING} = '{SCHEMA_VERSION}'")
+    conn.execute("SET enable_seqscan = off")
+    conn.execute("SET jit = off")
 
 
 class PostgresCatalog(SqlCatalog):
