@@ -151,9 +151,10 @@ class VoiceAgent:
         self.router.route("What did I say about the budget yesterday?")
         p.speaker.embed([silence])
         _ = self.synthesizer.synthesize("Hello.")
-        self.perceive_audio(
-            load_audio(self.synthesizer.synthesize("Hello there."), sample_rate=None)
-        )
+        hello = load_audio(self.synthesizer.synthesize("Hello there."), sample_rate=None)
+        self.perceive_audio(hello)
+        if p.reference_transcriber is not None:  # reference clips' own decoder
+            p.clip_text(hello)
 
     # -- lifecycle --------------------------------------------------------------------
 

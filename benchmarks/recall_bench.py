@@ -57,6 +57,7 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
     settings = Settings()
     rng = np.random.default_rng(seed)
     root = Path(tempfile.mkdtemp(prefix="voxmem-recall-"))
+    ref_language: str | None = None
     report = Report(
         "recall",
         f"{size:,} generated segments, real query encoders",
@@ -128,6 +129,8 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
         # what the reference's words cost: the transcriber's own decode against the short
         # decode recall uses, on the same clips
         perception = memory.perception
+        decoder = perception.reference_transcriber or perception.transcriber
+        ref_language = getattr(decoder, "language", None)
         for label, decode in (
             ("reference ASR: full decode (30 s window, word times)", perception.transcribe),
             (
@@ -158,10 +161,16 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
         "process's warm-up does.",
         "A new clip misses the encoding cache (keyed by the samples' hash); the same clip "
         "asked about again reuses its encodings and transcript.",
-        f"Reference ASR: whisper {settings.asr.variant or 'default'}, language "
+        "Reference ASR: whisper "
         + (
-            f"{settings.asr.language} (VOXMEM_ASR__LANGUAGE)"
-            if settings.asr.language
+            f"{settings.asr.reference_variant} (VOXMEM_ASR__REFERENCE_VARIANT)"
+            if settings.asr.reference_variant
+            else f"{settings.asr.variant or 'base'} (the ASR's own)"
+        )
+        + ", language "
+        + (
+            f"{ref_language} (set)"
+            if ref_language
             else "detected per clip (VOXMEM_ASR__LANGUAGE=en skips detection)"
         )
         + ".",

@@ -61,6 +61,8 @@ class Perception:
     text: TextEncoder
     #: how many labels of each kind are kept per turn
     top_labels: int = 5
+    #: what decodes reference clips (``clip_text``), when not ``transcriber``
+    reference_transcriber: Transcriber | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Perception:
@@ -74,6 +76,7 @@ class Perception:
             factory.style_encoder(settings),
             factory.environment_encoder(settings),
             factory.text_encoder(settings),
+            reference_transcriber=factory.reference_transcriber(settings),
         )
 
     @property
@@ -132,10 +135,12 @@ class Perception:
 
     def clip_text(self, audio: Audio) -> str:
         """The words of a short clip, by the transcriber's quick decode where it declares
-        one (``supports_clip_text``), else by its full ``transcribe``."""
-        if getattr(self.transcriber, "supports_clip_text", False):
-            return str(self.transcriber.clip_text(audio))  # type: ignore[attr-defined]
-        return self.transcriber.transcribe(audio).text
+        one (``supports_clip_text``), else by its full ``transcribe``; by the reference
+        transcriber where one is set (``VOXMEM_ASR__REFERENCE_VARIANT``)."""
+        asr = self.reference_transcriber or self.transcriber
+        if getattr(asr, "supports_clip_text", False):
+            return str(asr.clip_text(audio))  # type: ignore[attr-defined]
+        return asr.transcribe(audio).text
 
     def perceive_segment(
         self,

@@ -563,3 +563,55 @@ def test_short_reference_decode_hears_real_speech(language: str | None) -> None:
     )
     words = re.findall(r"[a-z]+", transcriber.clip_text(clip).lower())
     assert {"he", "was", "not", "young", "man"} <= set(words)
+
+
+@pytest.mark.models
+def test_reference_clips_decoded_by_their_own_variant() -> None:
+    """With VOXMEM_ASR__REFERENCE_VARIANT=tiny.en, a reference clip's words come from
+    the shipped tiny.en (the recordings' ASR stays base), and they are the clip's words."""
+    import re
+
+    from voxmem.audio import load_audio
+    from voxmem.memory.encoders import factory
+    from voxmem.memory.perception import Perception
+    from voxmem.retrievers.reference import transcribe_reference
+    from voxmem.settings import Settings
+
+    settings = Settings(asr={"reference_variant": "tiny.en"})
+    reference = factory.reference_transcriber(settings)
+    assert reference is not None and reference.language == "en"
+    assert factory.reference_transcriber(Settings()) is None
+    assert factory.reference_transcriber(Settings(asr={"reference_variant": "base"})) is None
+    perception = Perception.from_settings(settings)
+    assert perception.reference_transcriber is not None
+    assert perception.transcriber._model is not perception.reference_transcriber._model
+    clip = load_audio(
+        "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
+    )
+    words = re.findall(r"[a-z]+", transcribe_reference(perception, clip).lower())
+    assert {"he", "was", "not", "young", "man"} <= set(words)
+
+
+def test_reference_clips_go_to_the_reference_transcriber_and_a_bad_variant_says_so() -> None:
+    from voxmem.errors import ModelUnavailable
+    from voxmem.memory.encoders import factory
+    from voxmem.memory.encoders.fake import fake_perception
+    from voxmem.settings import Settings
+
+    class Heard:
+        supports_clip_text = True
+
+        def __init__(self, said: str) -> None:
+            self.said = said
+
+        def clip_text(self, audio: Audio) -> str:
+            return self.said
+
+    perception = fake_perception()
+    perception.transcriber = Heard("recordings' asr")  # type: ignore[assignment]
+    clip = Audio(np.zeros(16_000, np.float32))
+    assert perception.clip_text(clip) == "recordings' asr"
+    perception.reference_transcriber = Heard("reference asr")  # type: ignore[assignment]
+    assert perception.clip_text(clip) == "reference asr"
+    with pytest.raises(ModelUnavailable, match="VOXMEM_ASR__REFERENCE_VARIANT to one of"):
+        factory.reference_transcriber(Settings(asr={"reference_variant": "large"}))

@@ -464,6 +464,8 @@ def test_ingest_cache_is_keyed_by_content_code_and_settings(
 
     assert rebuilt([docs[0], harness.Document("b", _clip(310))], settings)
     assert rebuilt(docs, _settings(tmp_path, asr={"variant": "small"}))
+    # what decodes the queries' clips stores nothing: the ingest is the same
+    assert not rebuilt(docs, _settings(tmp_path, asr={"reference_variant": "tiny.en"}))
     # the code that produces the vectors is part of the key: a changed source file
     source = tmp_path / "encoder.py"
     source.write_text("SCALE = 1\n")

@@ -183,7 +183,10 @@ def fingerprint(settings: Settings, perception: Perception) -> dict[str, Any]:
     """Everything that decides what an ingest stores, except the documents."""
     return {
         "code": code_digest(),
-        "settings": settings.model_dump(mode="json", include=set(MODEL_SETTINGS)),
+        # what decodes reference clips (queries) stores nothing
+        "settings": settings.model_dump(
+            mode="json", include=set(MODEL_SETTINGS), exclude={"asr": {"reference_variant"}}
+        ),
         "encoders": perception.encoder_names,
         "dims": perception.dims,
         "libraries": {n: _version(n) for n in MODEL_LIBRARIES},

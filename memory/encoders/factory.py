@@ -59,6 +59,23 @@ def transcriber(settings: Settings) -> WhisperTranscriber:
     )
 
 
+def reference_transcriber(settings: Settings) -> WhisperTranscriber | None:
+    """The transcriber of reference clips when ``asr.reference_variant`` names another
+    variant than the ASR's (its shipped weights, whatever ``asr.weights`` says); None:
+    the ASR's own."""
+    variant = settings.asr.reference_variant
+    if variant is None or variant == (settings.asr.variant or "base"):
+        return None
+    asr = settings.asr.model_copy(update={"variant": variant, "weights": None})
+    try:
+        return transcriber(settings.model_copy(update={"asr": asr}))
+    except ModelUnavailable as exc:
+        # the fix names the reference's own setting, not VOXMEM_ASR__VARIANT
+        reason = str(exc).split(". To fix:")[0].removeprefix(f"{exc.role}: ")
+        fix = exc.fix.replace("VOXMEM_ASR__VARIANT", "VOXMEM_ASR__REFERENCE_VARIANT")
+        raise ModelUnavailable("asr", f"reference clips: {reason}", fix) from exc
+
+
 def environment_encoder(settings: Settings) -> AudioEncoder:
     model = resolve(Role.ENVIRONMENT, settings)
     if model.backend == "yamnet":
