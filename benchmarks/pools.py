@@ -92,14 +92,26 @@ POOLS: dict[str, Pool] = {
     p.name: p
     for p in [
         Pool(
-            "plans/test_v6",
+            "plans/test_v7",
             "test",
+            "plan",
+            "plans/test_v7.jsonl",
+            sha256="4f6f90b05c6cc9c653c8403f11bf89b125e79f8d2547d42d3d5f4b8b999c6f9e",
+            speaker_names=("Olga", "Kwame", "Yuki", "Diego", "Fatima"),
+            note="420 instructions (70 not in English, 51 with a clip attached and unused), "
+            "written blind on 2026-12-05 before the planner changes they score",
+        ),
+        Pool(
+            "plans/test_v6",
+            "dev",
             "plan",
             "plans/test_v6.jsonl",
             sha256="88e93814c777b670c935ec4550871accde10d9a0c245498239904f29700aa3db",
             speaker_names=("Ingrid", "Tunde", "Mei", "Rafael", "Carmen"),
-            note="420 instructions (70 not in English, 52 with a clip attached and unused), "
-            "written blind on 2026-12-04 before the planner changes they score",
+            note="420 instructions (70 not in English, 52 with a clip attached and unused); "
+            "a test pool until its figure was reported (two runs, dc7eca0 and 1a2ffe1), then "
+            "read to change the planner: a tuning figure since 2026-12-05, superseded as a "
+            "test by plans/test_v7",
         ),
         Pool(
             "plans/test_v5",
