@@ -126,13 +126,13 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
                     recall(memory, "bench", instruction, reference=ref, k=10)
                     times.append(time.perf_counter() - t0)
             report.rows.append(_row(label, times, target))
-        # what the reference's words cost: the transcriber's own decode against the short
-        # decode recall uses, on the same clips
+        # what the reference's words cost: the reference decoder's full decode against
+        # the short decode recall uses, on the same clips
         perception = memory.perception
         decoder = perception.reference_transcriber or perception.transcriber
         ref_language = getattr(decoder, "language", None)
         for label, decode in (
-            ("reference ASR: full decode (30 s window, word times)", perception.transcribe),
+            ("reference ASR: full decode (30 s window, word times)", decoder.transcribe),
             (
                 "reference ASR: short decode (clip-length window)",
                 partial(transcribe_reference, perception),
@@ -169,7 +169,7 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
         )
         + ", language "
         + (
-            f"{ref_language} (set)"
+            f"{ref_language} (set, or the variant's only one)"
             if ref_language
             else "detected per clip (VOXMEM_ASR__LANGUAGE=en skips detection)"
         )

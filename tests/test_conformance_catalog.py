@@ -434,9 +434,11 @@ def test_postgresql_reads_and_deletes_vectors_by_key(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """PostgreSQL, with no column statistics, took a session's 100 turns for half of the
-    vectors table and read it whole (110 ms at 100k turns): every statement the catalog
-    runs on the vectors table, with the table's size known (as after autovacuum's
-    ANALYZE), is planned through its key, never a sequential scan."""
+    vectors table and read it whole (110 ms at 100k turns): the statements that read or
+    delete given turns' vectors (a session's or some turns' with their vectors, their
+    bytes, a speaker's voiceprints, a move to another speaker, a delete), with the
+    table's size known (as after autovacuum's ANALYZE), are planned through its key,
+    never a sequential scan."""
     from voxmem.memory import catalog_pg
     from voxmem.memory.catalog_pg import PostgresCatalog
 

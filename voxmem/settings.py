@@ -54,6 +54,16 @@ class AsrSettings(ModelSettings):
     #: decodes a short clip in about a third of base's time, with more word errors
     reference_variant: str | None = None
 
+    @model_validator(mode="after")
+    def _reference_hears_the_language(self) -> AsrSettings:
+        ref = self.reference_variant
+        if ref and ref.endswith(".en") and self.language not in (None, "en"):
+            raise ValueError(
+                f"reference_variant {ref} reads English only, but the language is "
+                f"{self.language!r}: unset VOXMEM_ASR__REFERENCE_VARIANT or set it to base"
+            )
+        return self
+
 
 class VadSettings(ModelSettings):
     backend: str = "silero"

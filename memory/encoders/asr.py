@@ -63,6 +63,8 @@ class WhisperTranscriber:
                 local_files_only=model.source != "hub",
             )
 
+        #: where the weights came from
+        self.resolved = model
         self._model = shared_model("faster-whisper", model.location, load)
         self.beam_size = beam_size
         self.language = "en" if model.variant and model.variant.endswith(".en") else language

@@ -60,20 +60,26 @@ def transcriber(settings: Settings) -> WhisperTranscriber:
 
 
 def reference_transcriber(settings: Settings) -> WhisperTranscriber | None:
-    """The transcriber of reference clips when ``asr.reference_variant`` names another
-    variant than the ASR's (its shipped weights, whatever ``asr.weights`` says); None:
-    the ASR's own."""
+    """The transcriber of reference clips when ``asr.reference_variant`` is set: that
+    variant's shipped weights (never ``asr.weights``, never a download); None: the ASR's
+    own (unset, or the ASR's variant with no weights of the user's)."""
     variant = settings.asr.reference_variant
-    if variant is None or variant == (settings.asr.variant or "base"):
+    if variant is None or (
+        variant == (settings.asr.variant or "base") and not settings.asr.weights
+    ):
         return None
     asr = settings.asr.model_copy(update={"variant": variant, "weights": None})
+    own = settings.model_copy(update={"asr": asr, "allow_downloads": False})
     try:
-        return transcriber(settings.model_copy(update={"asr": asr}))
+        return transcriber(own)
     except ModelUnavailable as exc:
-        # the fix names the reference's own setting, not VOXMEM_ASR__VARIANT
         reason = str(exc).split(". To fix:")[0].removeprefix(f"{exc.role}: ")
-        fix = exc.fix.replace("VOXMEM_ASR__VARIANT", "VOXMEM_ASR__REFERENCE_VARIANT")
-        raise ModelUnavailable("asr", f"reference clips: {reason}", fix) from exc
+        raise ModelUnavailable(
+            Role.ASR,
+            f"reference clips ({variant}): {reason}",
+            "set VOXMEM_ASR__REFERENCE_VARIANT to base or tiny.en, whose weights "
+            "scripts/setup.sh installs, or unset it",
+        ) from exc
 
 
 def environment_encoder(settings: Settings) -> AudioEncoder:
