@@ -916,11 +916,14 @@ TIME_PHRASES: dict[str, list[str]] = {
         """
         most recently | the last time | latest | just before this | most recent | the
         latest time | last of all | right at the end | recently | the newest | lately
+        | the most recent time | the most recent | the last time around | most lately
         """
     ),
     "today": _phrases(
         """
         today | this morning | this afternoon | earlier today | tonight | this evening
+        | from earlier today | earlier this morning | sometime today | at some point today
+        | from this morning
         """
     ),
     "yesterday": _phrases(
@@ -959,6 +962,50 @@ TIME_PHRASES: dict[str, list[str]] = {
 }
 
 # --- frames ------------------------------------------------------------------
+
+#: what was said after a topic: the topic is the content; no time ("after the break" is
+#: one, "after the bit about the heater" is not)
+TOPIC_AFTER = _phrases(
+    """
+    what was said after the bit about {t} | what came next after the part about {t} |
+    how did the talk continue once {t} came up | continue the conversation from where
+    they discussed {t} | the next turn after the one about {t} | after the part on
+    {t}, what was said | right after {t} came up, what did they say | what followed the talk
+    about {t} | what was the next thing said after we talked about {t} | so after the
+    bit about {t} what did they say next | what did people say right after {t} was
+    mentioned | the reply after the mention of {t} | what was said once we got past {t}
+    | the turn that came after {t} | what did they move on to after {t} | the part
+    right after the one on {t} | and after {t}, what then | what happened in the
+    conversation after {t} | what came up right after {t}
+    """
+)
+#: a background as an adjective of the clips ("the rainy one about rent")
+ENV_ADJ: dict[str, list[str]] = {
+    "rain": _phrases("rainy | drizzly | rain-soaked | rainy-day | wet and rainy"),
+    "wind": _phrases("windy | blustery | breezy | wind-blown | gusty"),
+    "static": _phrases("crackly | staticky | crackling | fuzzy | hissy | scratchy"),
+    "thunderstorm": _phrases("stormy | thundery | storm-filled | thunderous"),
+    "crowd": _phrases("crowded | packed | busy and loud | noisy crowded"),
+    "music": _phrases("musical | music-filled | tuneful background"),
+    "typing": _phrases("clacky | keyboard-heavy | typing-filled"),
+    "birds": _phrases("birdsong-filled | chirpy | birdy"),
+    "hum": _phrases("humming | buzzy | droning"),
+}
+ENV_ADJ_HEADS = _phrases(
+    "one | ones | clip | clips | recording | recordings | bit | call | bits | turns | part"
+)
+#: a clip that came with the instruction and is not what it asks about
+IGNORED_CLIP = _phrases(
+    """
+    I attached a clip but ignore it | clip attached by mistake | never mind the clip |
+    attached clip aside | the clip's just there by accident | ignore the attachment |
+    here's a recording, but what I actually need is | not looking for this voice, just |
+    the attached audio is unrelated | disregard the audio | forget the sample I sent |
+    (clip attached by accident) | I sent a clip but I'm after | the recording is random,
+    ignore it | don't use the clip | the attachment doesn't matter | skip the audio |
+    whatever's in the clip, | attached is just a random clip | the clip is a mistake
+    """
+)
 
 OPENERS = [
     "",
@@ -1085,7 +1132,8 @@ SAME_OBJECT = _phrases(
     """
     her | him | them | this guy | this woman | this person | this speaker | this voice |
     that lady | the same guy | this man | this caller | the girl in this clip | whoever
-    this is | the person speaking here
+    this is | the person speaking here | this one | whoever's speaking here | this
+    speaker's other comments | the one talking | this fella | that person
     """
 )
 QUESTION_NOTOPIC = _phrases(
@@ -1249,6 +1297,8 @@ class _Builder:
 
     def __init__(self) -> None:
         self.pieces: list[tuple[str, str]] = []
+        #: the background is already said (as an adjective of the clips)
+        self.env_used = False
 
     def add(self, template: str, tag: str = "O", **slots: tuple[str, str]) -> None:
         """``template`` with ``{x}`` slots; literal text is tagged ``tag``; a possessive
@@ -1406,6 +1456,18 @@ def _head(b: _Builder, rng: np.random.Generator, d: _Draw, split: Split) -> tupl
         verb = (_pick(rng, passive, split), "S")
         b.add(_pick(rng, STYLE_PASSIVE, split), c=(_pick(rng, CLIPS_PLURAL, split), "O"), v=verb)
         return False, True
+    if d.content == "present" and not asks_who and not d.clause and rng.random() < 0.08:
+        b.add(_pick(rng, TOPIC_AFTER, split), t=topic_slot)
+        return False, False
+    if d.environment in ENV_ADJ and not asks_who and rng.random() < 0.2:
+        b.add(_pick(rng, OPENERS, split))
+        b.add(_pick(rng, ["the", "any", "all the", "some", ""]))
+        b.add(_pick(rng, ENV_ADJ[d.environment], split), "E")
+        b.add(_pick(rng, ENV_ADJ_HEADS, split))
+        if d.content == "present":
+            b.add(_pick(rng, CLAUSE_NP if d.clause else ABOUT_NP, split), t=topic_slot)
+        b.env_used = True
+        return False, False
     if d.content == "present" and d.role != "none" and rng.random() < 0.5:
         frames = USER_FRAMES if d.role == "user" else AGENT_FRAMES
         b.add(_pick(rng, frames, split), s=subj, t=topic_slot)
@@ -1469,7 +1531,7 @@ def _render(rng: np.random.Generator, d: _Draw, split: Split) -> list[tuple[str,
             mods.append((_pick(rng, AGENT_BY), "A"))
     if d.style != "any" and not style_used:
         mods.append((_style_phrase(rng, d.style, split), "S"))
-    if d.environment != "any":
+    if d.environment != "any" and not b.env_used:
         mods.append((_env_phrase(rng, d.environment, split), "E"))
     if d.time != "none":
         mods.append((_pick(rng, TIME_PHRASES[d.time], split), "T"))
@@ -1516,6 +1578,11 @@ def _noisy_word(rng: np.random.Generator, w: str) -> str:
 def example(rng: np.random.Generator, split: Split) -> Example:
     d = _draw(rng, split)
     pieces = _render(rng, d, split)
+    uses_clip = "same" in (d.speaker, d.style, d.environment) or d.content == "reference"
+    has_reference = uses_clip or rng.random() < 0.3
+    if has_reference and not uses_clip and rng.random() < 0.35:
+        said = _pick(rng, IGNORED_CLIP, split)
+        pieces = [(said, "O"), *([] if said[-1] in ",(" else [(",", "O")]), *pieces]
     words: list[str] = []
     tags: list[str] = []
     typo_rate = 0.04 if rng.random() < 0.5 else 0.0
@@ -1539,7 +1606,6 @@ def example(rng: np.random.Generator, split: Split) -> Example:
     end = _pick(rng, ["?", "?", ".", "", "", "!"])
     if end:
         words, tags = [*words, end], [*tags, "O"]
-    uses_clip = "same" in (d.speaker, d.style, d.environment) or d.content == "reference"
     return Example(
         tuple(words),
         tuple(tags),
@@ -1549,7 +1615,7 @@ def example(rng: np.random.Generator, split: Split) -> Example:
         d.content,
         d.role,
         d.time,
-        has_reference=uses_clip or rng.random() < 0.3,
+        has_reference=has_reference,
     )
 
 
