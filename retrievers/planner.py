@@ -86,6 +86,12 @@ CONTENT_MIN_PROB = 0.3
 #: role or time) means its words: worth four rows of 667 on the dev pools, said in a
 #: ``clip_as_content`` notice
 CLIP_MEANS_ITS_WORDS = True
+#: ... unless the instruction says to leave the clip alone ("clip attached by mistake,
+#: show me everything"): then nothing of it is used
+_CLIP_SET_ASIDE = re.compile(
+    r"\b(ignore|disregard|never ?mind|forget|skip|don'?t use|aside|by (mistake|accident)"
+    r"|unrelated|doesn'?t matter|random|not what i need|not looking for)\b"
+)
 #: words kept off either end of a content phrase
 _EDGE_WORDS = (
     "the a an this that these those my our your his her their its some any of about on and or to in"
@@ -518,7 +524,8 @@ def to_plan(
         heads[h] != "none" for h in ("content", "role", "time")
     ]
     clip_words = CLIP_MEANS_ITS_WORDS and has_reference and not any(asked)
-    if clip_words and _named(instruction, names) is None:
+    set_aside = _CLIP_SET_ASIDE.search(instruction.lower().replace("\u2019", "'"))
+    if clip_words and _named(instruction, names) is None and not set_aside:
         # a clip with nothing at all asked of it ("answer this", "and then what?"): its
         # own words are what the request is about (said in a notice)
         heads["content"] = "reference"

@@ -189,6 +189,10 @@ def test_a_clip_with_nothing_else_asked_means_its_own_words() -> None:
     assert [n.kind for n in plan.notices] == ["clip_as_content"]
     plan = to_plan(nothing, "answer this", False)
     assert not plan.content_from_reference and plan.content is None and not plan.notices
+    # a clip the instruction sets aside is not searched for its words either
+    for said in ("clip attached by mistake, show me everything", "ignore the audio, all turns"):
+        plan = to_plan(Prediction(said.split(), ["O"] * len(said.split()), {}), said, True)
+        assert not plan.content_from_reference and not plan.notices, said
     # whose turns or when, asked with a clip: the clip is not taken as the content
     agent = Prediction(["your", "turns"], ["A", "O"], {})
     plan = to_plan(agent, "your turns", True)
