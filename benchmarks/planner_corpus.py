@@ -916,7 +916,7 @@ TIME_PHRASES: dict[str, list[str]] = {
         """
         most recently | the last time | latest | just before this | most recent | the
         latest time | last of all | right at the end | recently | the newest | lately
-        | the most recent time | the most recent
+        | the most recent time | the most recent | the last time around | most lately
         """
     ),
     "today": _phrases(
@@ -970,41 +970,40 @@ TOPIC_AFTER = _phrases(
     what was said after the bit about {t} | what came next after the part about {t} |
     how did the talk continue once {t} came up | continue the conversation from where
     they discussed {t} | the next turn after the one about {t} | after the part on
-    {t}, what was said | right after {t} came up, what did they say | what followed the
-    talk about {t} | what was the next thing said after we talked about {t} | so after
-    the bit about {t} what did they say next | what did people say right after {t} was
-    mentioned | the reply after the mention of {t} | the part right after the one on
-    {t} | what was said right after we talked about {t} | what was said once we got
-    past {t} | the turn that came after {t} | what did they move on to after {t} | and
-    after {t}, what then | what happened in the conversation after {t} | what came up
-    right after {t}
+    {t}, what was said | right after {t} came up, what did they say | what followed the talk
+    about {t} | what was the next thing said after we talked about {t} | so after the
+    bit about {t} what did they say next | what did people say right after {t} was
+    mentioned | the reply after the mention of {t} | what was said once we got past {t}
+    | the turn that came after {t} | what did they move on to after {t} | the part
+    right after the one on {t} | and after {t}, what then | what happened in the
+    conversation after {t} | what came up right after {t}
     """
 )
 #: a background as an adjective of the clips ("the rainy one about rent")
 ENV_ADJ: dict[str, list[str]] = {
-    "rain": _phrases("rainy | drizzly | rain-soaked | wet and rainy"),
-    "wind": _phrases("windy | blustery | gusty | wind-blown"),
-    "static": _phrases("crackly | staticky | crackling | fuzzy"),
-    "thunderstorm": _phrases("thundery | storm-filled"),
-    "crowd": _phrases("crowded | packed | bustling | busy and noisy"),
-    "music": _phrases("music-filled"),
+    "rain": _phrases("rainy | drizzly | rain-soaked | rainy-day | wet and rainy"),
+    "wind": _phrases("windy | blustery | breezy | wind-blown | gusty"),
+    "static": _phrases("crackly | staticky | crackling | fuzzy | hissy | scratchy"),
+    "thunderstorm": _phrases("stormy | thundery | storm-filled | thunderous"),
+    "crowd": _phrases("crowded | packed | busy and loud | noisy crowded"),
+    "music": _phrases("musical | music-filled | tuneful background"),
     "typing": _phrases("clacky | keyboard-heavy | typing-filled"),
-    "birds": _phrases("birdsong-filled"),
-    "hum": _phrases("humming | hum-filled"),
+    "birds": _phrases("birdsong-filled | chirpy | birdy"),
+    "hum": _phrases("humming | buzzy | droning"),
 }
-#: what such an adjective describes, one and several
-ENV_ADJ_HEAD = _phrases("one | clip | recording | bit | call | part")
-ENV_ADJ_HEADS = _phrases("ones | clips | recordings | bits | calls | turns")
+ENV_ADJ_HEADS = _phrases(
+    "one | ones | clip | clips | recording | recordings | bit | call | bits | turns | part"
+)
 #: a clip that came with the instruction and is not what it asks about
 IGNORED_CLIP = _phrases(
     """
     I attached a clip but ignore it | clip attached by mistake | never mind the clip |
     attached clip aside | the clip's just there by accident | ignore the attachment |
-    here's a recording, but it's not what I need | not looking for this voice | the
-    attached audio is unrelated | disregard the audio | forget the sample I sent | clip
-    attached by accident | I sent a clip but ignore it | the recording is random, ignore
-    it | don't use the clip | the attachment doesn't matter | skip the audio | whatever's
-    in the clip, never mind | attached is just a random clip | the clip is a mistake
+    here's a recording, but what I actually need is | not looking for this voice, just |
+    the attached audio is unrelated | disregard the audio | forget the sample I sent |
+    (clip attached by accident) | I sent a clip but I'm after | the recording is random,
+    ignore it | don't use the clip | the attachment doesn't matter | skip the audio |
+    whatever's in the clip, | attached is just a random clip | the clip is a mistake
     """
 )
 
@@ -1133,8 +1132,8 @@ SAME_OBJECT = _phrases(
     """
     her | him | them | this guy | this woman | this person | this speaker | this voice |
     that lady | the same guy | this man | this caller | the girl in this clip | whoever
-    this is | the person speaking here | whoever's speaking here | the one talking |
-    this fella | that person
+    this is | the person speaking here | this one | whoever's speaking here | this
+    speaker's other comments | the one talking | this fella | that person
     """
 )
 QUESTION_NOTOPIC = _phrases(
@@ -1462,10 +1461,9 @@ def _head(b: _Builder, rng: np.random.Generator, d: _Draw, split: Split) -> tupl
         return False, False
     if d.environment in ENV_ADJ and not asks_who and rng.random() < 0.2:
         b.add(_pick(rng, OPENERS, split))
-        several = rng.random() < 0.5
-        b.add(_pick(rng, ["the", "any", "all the", "some", ""] if several else ["the", "any"]))
+        b.add(_pick(rng, ["the", "any", "all the", "some", ""]))
         b.add(_pick(rng, ENV_ADJ[d.environment], split), "E")
-        b.add(_pick(rng, ENV_ADJ_HEADS if several else ENV_ADJ_HEAD, split))
+        b.add(_pick(rng, ENV_ADJ_HEADS, split))
         if d.content == "present":
             b.add(_pick(rng, CLAUSE_NP if d.clause else ABOUT_NP, split), t=topic_slot)
         b.env_used = True
@@ -1582,11 +1580,9 @@ def example(rng: np.random.Generator, split: Split) -> Example:
     pieces = _render(rng, d, split)
     uses_clip = "same" in (d.speaker, d.style, d.environment) or d.content == "reference"
     has_reference = uses_clip or rng.random() < 0.3
-    # (never before a request that takes the audio as the query)
-    as_query = any("audio as the query" in text for text, _ in pieces)
-    if has_reference and not uses_clip and not as_query and rng.random() < 0.35:
+    if has_reference and not uses_clip and rng.random() < 0.35:
         said = _pick(rng, IGNORED_CLIP, split)
-        pieces = [(said, "O"), (",", "O"), *pieces]
+        pieces = [(said, "O"), *([] if said[-1] in ",(" else [(",", "O")]), *pieces]
     words: list[str] = []
     tags: list[str] = []
     typo_rate = 0.04 if rng.random() < 0.5 else 0.0
