@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from voxmem.audio import Audio
+from voxmem.benchmarks.probes.metrics import word_error_rate
 from voxmem.benchmarks.report import Report, versions
 from voxmem.benchmarks.store_bench import generated_vectors, voice_pool
 from voxmem.benchmarks.synth import ClipCache, Utterance, distinct_voices, render
@@ -58,6 +59,8 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
     rng = np.random.default_rng(seed)
     root = Path(tempfile.mkdtemp(prefix="voxmem-recall-"))
     ref_language: str | None = None
+    wer = float("nan")
+    spoken: tuple[str, ...] = ()
     report = Report(
         "recall",
         f"{size:,} generated segments, real query encoders",
@@ -145,6 +148,16 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
                     decode(clip)
                     times.append(time.perf_counter() - t0)
             report.rows.append(_row(label, times, None))
+        # what the reference decoder hears: its short decode's word error rate on every
+        # rendered sentence (the timed clips among them)
+        spoken = SENTENCES if not quick else SENTENCES[: len(WITH)]
+        heard = [
+            transcribe_reference(
+                perception, render(Utterance(text, voices[i % len(voices)]), cache)
+            )
+            for i, text in enumerate(spoken)
+        ]
+        wer = word_error_rate(list(spoken), heard)
         memory.close()
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -174,7 +187,10 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
             else "detected per clip (VOXMEM_ASR__LANGUAGE=en skips detection)"
         )
         + ".",
+        f"Reference decode word error rate: {wer:.1%} on {len(spoken)} rendered sentences "
+        "(the synthetic voices, clean).",
     ]
+    report.meta["reference_wer"] = wer
     return report
 
 
