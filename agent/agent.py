@@ -151,10 +151,9 @@ class VoiceAgent:
         self.router.route("What did I say about the budget yesterday?")
         p.speaker.embed([silence])
         _ = self.synthesizer.synthesize("Hello.")
-        hello = load_audio(self.synthesizer.synthesize("Hello there."), sample_rate=None)
-        self.perceive_audio(hello)
-        if p.reference_transcriber is not None:  # reference clips' own decoder
-            p.clip_text(hello)
+        self.perceive_audio(
+            load_audio(self.synthesizer.synthesize("Hello there."), sample_rate=None)
+        )
 
     # -- lifecycle --------------------------------------------------------------------
 

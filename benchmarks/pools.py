@@ -109,7 +109,7 @@ POOLS: dict[str, Pool] = {
             sha256="88e93814c777b670c935ec4550871accde10d9a0c245498239904f29700aa3db",
             speaker_names=("Ingrid", "Tunde", "Mei", "Rafael", "Carmen"),
             note="420 instructions (70 not in English, 52 with a clip attached and unused); "
-            "a test pool until its figure was reported (two runs, dc7eca0 and 1a2ffe1), then "
+            "a test pool until its figure was reported (be415cf, dc7eca0, 1a2ffe1), then "
             "read to change the planner: a tuning figure since 2026-12-05, superseded as a "
             "test by plans/test_v7",
         ),

@@ -351,15 +351,15 @@ def _configure(conn: Any) -> None:
     The catalog keeps no column statistics (``no_statistics``), so PostgreSQL's planner
     takes any column that no unique index covers alone to hold 200 distinct values: a
     turn's vectors (``vectors``, keyed by turn and space) looked like 0.5 % of the table
-    per turn, and the 100 turns of a session like half of it, which it read whole
-    (110 ms at 100k turns; 3.7 ms by the key). The catalog's reads and deletes of turns
-    go by a key or a tenant's index, so a sequential scan is taken only where no index
-    serves (the few whole-table reads: the audio's keys, the turns waiting for the
-    index, the shared prefixes a forget checks), and no query is compiled (JIT), which
-    such a scan's disabled cost would otherwise call for. These are session settings:
-    behind a pooler that hands out connections per transaction, a write sets them for
-    its transaction (``write``); for reads, set them on the catalog's role
-    (``ALTER ROLE ... SET enable_seqscan = off``)."""
+    per turn, and the 100 turns of a session like half of it, which it read whole (110
+    ms at 100k turns; 3.7 ms by the key, timed once on the catalog alone). The catalog's
+    reads and deletes of turns go by a key or a tenant's index, so a sequential scan is
+    taken only where no index serves (the few whole-table reads: the audio's keys, the
+    turns waiting for the index, the shared prefixes a forget checks), and no query is
+    compiled (JIT), which such a scan's disabled cost would otherwise call for. These
+    are session settings: behind a pooler that hands out connections per transaction, a
+    write sets them for its transaction (``write``); for reads, set them on the
+    catalog's role (``ALTER ROLE ... SET enable_seqscan = off``)."""
     conn.execute(f"SET {WRITER_SETTING} = '{SCHEMA_VERSION}'")
     conn.execute("SET enable_seqscan = off")
     conn.execute("SET jit = off")

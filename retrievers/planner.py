@@ -88,9 +88,14 @@ CONTENT_MIN_PROB = 0.3
 CLIP_MEANS_ITS_WORDS = True
 #: ... unless the instruction says to leave the clip alone ("clip attached by mistake,
 #: show me everything"): then nothing of it is used
+_CLIP_NOUN = r"(clip|audio|attachment|recording|sample|file)"
 _CLIP_SET_ASIDE = re.compile(
-    r"\b(ignore|disregard|never ?mind|forget|skip|don'?t use|aside|by (mistake|accident)"
-    r"|unrelated|doesn'?t matter|random|not what i need|not looking for)\b"
+    r"\b(ignore|disregard|never ?mind|forget|skip|don'?t use) (the |this |that |my )?"
+    + _CLIP_NOUN
+    + r"\b|\b"
+    + _CLIP_NOUN
+    + r"\b[^,.;]*\b(by (mistake|accident)|aside|unrelated|is random|doesn'?t matter"
+    r"|a mistake)\b"
 )
 #: words kept off either end of a content phrase
 _EDGE_WORDS = (

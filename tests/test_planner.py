@@ -193,6 +193,10 @@ def test_a_clip_with_nothing_else_asked_means_its_own_words() -> None:
     for said in ("clip attached by mistake, show me everything", "ignore the audio, all turns"):
         plan = to_plan(Prediction(said.split(), ["O"] * len(said.split()), {}), said, True)
         assert not plan.content_from_reference and not plan.notices, said
+    # ... but words that only sound like it still take the clip's words
+    for said in ("ignore the voice, just the words", "find this random remark", "skip ahead"):
+        plan = to_plan(Prediction(said.split(), ["O"] * len(said.split()), {}), said, True)
+        assert plan.content_from_reference, said
     # whose turns or when, asked with a clip: the clip is not taken as the content
     agent = Prediction(["your", "turns"], ["A", "O"], {})
     plan = to_plan(agent, "your turns", True)
