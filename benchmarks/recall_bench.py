@@ -49,6 +49,13 @@ WITH = [
     "in the same tone as this clip",
     "what comes next in this conversation",
 ]
+#: style queries, judged against each speaker's baseline (how they usually talk)
+STYLED = [
+    "find the turn where someone sounds sad",
+    "who whispered something?",
+    "something said in a hurried way",
+]
+RAW_STYLE_DIM = 88  # eGeMAPSv02 functionals
 STYLES = ["neutral", "sad", "excited", "angry", "whisper", "fast", "slow"]
 SOUNDS = ["Rain", "Telephone", "Speech", "Typing", "Bird", "Dog", "Wind"]
 
@@ -75,22 +82,26 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
         clip = Audio((0.2 * np.sin(2 * np.pi * 220 * np.arange(4000) / 16_000)).astype(np.float32))
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task(f"storing {size:,} segments", total=size)
-            voices = voice_pool(rng)
-            for first in range(0, size, 100):
-                items = []
-                batch = generated_vectors(rng, voices, 100)
-                for i in range(100):
-                    items.append(
-                        NewSegment(
-                            clip,
-                            f"turn {first + i}",
-                            {s: v[i] for s, v in batch.items()},
-                            role=str(rng.choice(["user", "agent"])),
-                            style_labels={str(rng.choice(STYLES)): float(rng.random())},
-                            environment_labels={str(rng.choice(SOUNDS)): float(rng.random())},
-                        )
+            pool = voice_pool(rng)
+
+            def turns(first: int, n: int) -> list[NewSegment]:
+                batch = generated_vectors(rng, pool, n)
+                # raw style functionals, as perception stores beside the style vector
+                batch["style_raw"] = rng.standard_normal((n, RAW_STYLE_DIM)).astype(np.float32)
+                return [
+                    NewSegment(
+                        clip,
+                        f"turn {first + i}",
+                        {s: v[i] for s, v in batch.items()},
+                        role=str(rng.choice(["user", "agent"])),
+                        style_labels={str(rng.choice(STYLES)): float(rng.random())},
+                        environment_labels={str(rng.choice(SOUNDS)): float(rng.random())},
                     )
-                memory.add_segments(items, tenant="bench", session=f"s{first // 100}")
+                    for i in range(n)
+                ]
+
+            for first in range(0, size, 100):
+                memory.add_segments(turns(first, 100), tenant="bench", session=f"s{first // 100}")
                 progress.advance(task, 100)
         cache = ClipCache(settings.cache_dir / "synth")
         voices = [v.id for v in distinct_voices()]
@@ -130,6 +141,18 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
                     recall(memory, "bench", instruction, reference=ref, k=10)
                     times.append(time.perf_counter() - t0)
             report.rows.append(_row(label, times, target))
+        # a live conversation stores a turn at every exchange: a style query asked after
+        # one is judged against baselines the write has just changed
+        times = []
+        for r in range(repeats):
+            for i, instruction in enumerate(STYLED):
+                memory.add_segments(
+                    turns(size + r * len(STYLED) + i, 1), tenant="bench", session="live"
+                )
+                t0 = time.perf_counter()
+                recall(memory, "bench", instruction, k=10)
+                times.append(time.perf_counter() - t0)
+        report.rows.append(_row("style query, a turn stored before each (live)", times, 50))
         # what the reference's words cost: the reference decoder's full decode against
         # the short decode recall uses, on the same clips
         perception = memory.perception
@@ -176,6 +199,9 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
         "Before timing, each instruction is asked once (the WITH ones about a clip at half "
         "level, never asked about again): every model is loaded and run once, as a served "
         "process's warm-up does.",
+        "Every stored turn has raw style functionals, so style queries are judged against "
+        "each speaker's baseline; the live case stores one more turn (untimed) before each "
+        "of its queries (" + "; ".join(STYLED) + ").",
         "A new clip misses the encoding cache (keyed by the samples' hash); the same clip "
         "asked about again reuses its encodings and transcript.",
         "Reference ASR: whisper "

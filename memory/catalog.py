@@ -36,12 +36,23 @@ from voxmem.memory.records import (
     WrongDimension,
 )
 
-SCHEMA_VERSION = 4
-#: a SQL function only connections of this version define, called by triggers on the
+SCHEMA_VERSION = 5
+#: SQL functions only connections of this version define, called by triggers on the
 #: turns, so that a process of an older version cannot change turns behind the sums (a
-#: later schema keeps defining it, as its triggers name it)
-WRITER_CHECK = "voxmem_writer_schema_4"
+#: later schema keeps defining each earlier one, as the earlier triggers name it)
+WRITER_CHECKS = ("voxmem_writer_schema_4", "voxmem_writer_schema_5")
+#: the spaces whose per-speaker running sums the catalog keeps, and their tables: the
+#: voiceprints (a speaker's centroid, recomputed by a forget) and the raw style
+#: functionals (how a person usually talks, the baseline a style query judges against)
+SUMMED_SPACES: dict[str, str] = {"speaker": "speaker_sums", "style_raw": "style_sums"}
 BUSY_TIMEOUT_MS = 120_000
+
+#: the changes to turns that move speakers' sums, guarded against older writers
+_GUARDED = (
+    ("insert", "INSERT"),
+    ("delete", "DELETE"),
+    ("update", "UPDATE OF state, speaker_id"),
+)
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -155,12 +166,24 @@ MIGRATIONS: dict[int, list[str]] = {
         # this version's connections)
         *[
             f"CREATE TRIGGER segments_schema4_{name} BEFORE {event} ON segments "
-            f"BEGIN SELECT {WRITER_CHECK}(); END"
-            for name, event in (
-                ("insert", "INSERT"),
-                ("delete", "DELETE"),
-                ("update", "UPDATE OF state, speaker_id"),
-            )
+            f"BEGIN SELECT {WRITER_CHECKS[0]}(); END"
+            for name, event in _GUARDED
+        ],
+    ],
+    # 5: each speaker's running sum of its live turns' raw style functionals, so that a
+    # style query's baselines are read per speaker instead of every turn of the tenant
+    # after each write; speakers from before have an unknown sum, summed once when first
+    # needed. A schema 4 voxmem still running would change turns without this sum.
+    5: [
+        """CREATE TABLE style_sums (
+            speaker_id TEXT PRIMARY KEY,
+            total BLOB,
+            n INTEGER NOT NULL DEFAULT 0)""",
+        "INSERT INTO style_sums (speaker_id, total, n) SELECT id, NULL, 0 FROM speakers",
+        *[
+            f"CREATE TRIGGER segments_schema5_{name} BEFORE {event} ON segments "
+            f"BEGIN SELECT {WRITER_CHECKS[1]}(); END"
+            for name, event in _GUARDED
         ],
     ],
 }
@@ -290,6 +313,14 @@ class SqlCatalog:
                 )
             ]
         return out
+
+    def speaker_sums(self, tenant: str, space: str) -> dict[str, tuple[np.ndarray | None, int]]:
+        """Each of the tenant's speakers' running sum of its live turns' ``space`` vectors
+        (one of ``SUMMED_SPACES``) and how many, ``(None, 0)`` where not known yet (a
+        speaker from a catalog older than the sums: see ``speakers.space_sums``)."""
+        conn = self.read()
+        ids = [r[0] for r in conn.execute("SELECT id FROM speakers WHERE tenant = ?", (tenant,))]
+        return _space_sums(conn, space, ids)
 
     def space_dims(self) -> dict[str, int]:
         rows = self.read().execute("SELECT space, dim FROM spaces").fetchall()
@@ -427,7 +458,8 @@ class SQLiteCatalog(SqlCatalog):
                 check_same_thread=False,
             )
             conn.row_factory = sqlite3.Row
-            conn.create_function(WRITER_CHECK, 0, _writer_ok, deterministic=True)
+            for check in WRITER_CHECKS:
+                conn.create_function(check, 0, _writer_ok, deterministic=True)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
@@ -615,76 +647,81 @@ class SqlWrite:
             "INSERT INTO vectors (segment_id, space, data) VALUES (?, ?, ?)",
             [(s.id, space, _blob(v)) for space, v in s.vectors.items()],
         )
-        voice = s.vectors.get("speaker")
-        if s.speaker_id and voice is not None:
+        if s.speaker_id and any(space in s.vectors for space in SUMMED_SPACES):
             owner = self.conn.execute(
                 "SELECT tenant FROM speakers WHERE id = ?", (s.speaker_id,)
             ).fetchone()
             if owner is None or owner[0] == s.tenant:  # another tenant's speaker: not its sum
-                # the value as stored (float32), which is what a forget later subtracts
-                stored = np.frombuffer(_blob(voice), np.float32).astype(np.float64)
-                self._add_prints({s.speaker_id: (stored, 1)})
+                for space in SUMMED_SPACES:
+                    if space in s.vectors:
+                        # the value as stored (float32), which is what a forget subtracts
+                        stored = np.frombuffer(_blob(s.vectors[space]), np.float32)
+                        self._add_sums(space, {s.speaker_id: (stored.astype(np.float64), 1)})
 
-    # -- each speaker's running sum of live voiceprints ---------------------------------
+    # -- each speaker's running sums of live turns' vectors (SUMMED_SPACES) ----------
 
-    def print_sums(self, speaker_ids: Sequence[str]) -> dict[str, tuple[np.ndarray | None, int]]:
-        """Per speaker: the sum of its live turns' voiceprints (float64; empty when it has
-        none) and how many, or ``(None, 0)`` when the sum is not known (a speaker from a
-        catalog older than the sums)."""
-        out: dict[str, tuple[np.ndarray | None, int]] = dict.fromkeys(speaker_ids, (None, 0))
-        for chunk, marks in _chunks(list(speaker_ids)):
-            rows = self.conn.execute(
-                f"SELECT speaker_id, total, n FROM speaker_sums WHERE speaker_id IN ({marks}) "
-                "AND total IS NOT NULL",
-                chunk,
-            )
-            for r in rows:
-                out[r[0]] = (np.frombuffer(bytes(r[1]), np.float64).copy(), int(r[2]))
-        return out
+    def space_sums(
+        self, space: str, speaker_ids: Sequence[str]
+    ) -> dict[str, tuple[np.ndarray | None, int]]:
+        """Per speaker: the sum of its live turns' ``space`` vectors (float64; empty when
+        it has none) and how many, or ``(None, 0)`` when the sum is not known (a speaker
+        from a catalog older than the sums)."""
+        return _space_sums(self.conn, space, speaker_ids)
 
-    def set_print_sum(self, speaker_id: str, total: np.ndarray | None, n: int) -> None:
-        """Record a speaker's sum of ``n`` voiceprints (``None``: not known)."""
+    def set_space_sum(self, space: str, speaker_id: str, total: np.ndarray | None, n: int) -> None:
+        """Record a speaker's sum of ``n`` ``space`` vectors (``None``: not known)."""
         data = None if total is None else np.asarray(total, np.float64).tobytes() if n else b""
         self.conn.execute(
-            "INSERT INTO speaker_sums (speaker_id, total, n) VALUES (?, ?, ?) "
+            f"INSERT INTO {SUMMED_SPACES[space]} (speaker_id, total, n) VALUES (?, ?, ?) "
             "ON CONFLICT (speaker_id) DO UPDATE SET total = excluded.total, n = excluded.n",
             (speaker_id, data, n if total is not None else 0),
         )
 
-    def _add_prints(self, change: Mapping[str, tuple[np.ndarray, int]]) -> None:
-        """Add (or, with a negative count and a negated sum, take away) voiceprints from
-        speakers' sums; an unknown sum stays unknown, a speaker with no row gets an
+    def print_sums(self, speaker_ids: Sequence[str]) -> dict[str, tuple[np.ndarray | None, int]]:
+        """:meth:`space_sums` of the voiceprints."""
+        return self.space_sums("speaker", speaker_ids)
+
+    def set_print_sum(self, speaker_id: str, total: np.ndarray | None, n: int) -> None:
+        """:meth:`set_space_sum` of the voiceprints."""
+        self.set_space_sum("speaker", speaker_id, total, n)
+
+    def _add_sums(self, space: str, change: Mapping[str, tuple[np.ndarray, int]]) -> None:
+        """Add (or, with a negative count and a negated sum, take away) ``space`` vectors
+        from speakers' sums; an unknown sum stays unknown, a speaker with no row gets an
         unknown one."""
         if not change:
             return
-        known = self.print_sums(sorted(change))
+        known = self.space_sums(space, sorted(change))
         for spk, (delta, dn) in change.items():
             total, n = known[spk]
             if total is None:
                 self.conn.execute(
-                    "INSERT OR IGNORE INTO speaker_sums (speaker_id, total, n) VALUES (?, NULL, 0)",
+                    f"INSERT OR IGNORE INTO {SUMMED_SPACES[space]} (speaker_id, total, n) "
+                    "VALUES (?, NULL, 0)",
                     (spk,),
                 )
                 continue
             n += dn
             if n < 0:  # took away more than it held: no longer to be trusted
-                self.set_print_sum(spk, None, 0)
+                self.set_space_sum(space, spk, None, 0)
                 continue
             new = np.zeros(0) if n == 0 else (delta if total.size == 0 else total + delta)
-            self.set_print_sum(spk, new, n)
+            self.set_space_sum(space, spk, new, n)
 
-    def _live_prints(self, ids: Sequence[str]) -> dict[str | None, tuple[np.ndarray, int]]:
-        """Per speaker (``None``: turns with none): the sum and count of the voiceprints
-        of those of ``ids`` that are live turns."""
+    def _live_sums(
+        self, space: str, ids: Sequence[str]
+    ) -> dict[str | None, tuple[np.ndarray, int]]:
+        """Per speaker (``None``: turns with none): the sum and count of the ``space``
+        vectors of those of ``ids`` that are live turns."""
         out: dict[str | None, tuple[np.ndarray, int]] = {}
         for chunk, marks in _chunks(list(dict.fromkeys(ids))):
             # a turn counts for its speaker only if the speaker is of the turn's tenant
             rows = self.conn.execute(
                 "SELECT k.id, v.data FROM segments s JOIN vectors v "
-                "ON v.segment_id = s.id AND v.space = 'speaker' "
+                "ON v.segment_id = s.id AND v.space = ? "
                 "LEFT JOIN speakers k ON k.id = s.speaker_id AND k.tenant = s.tenant "
                 f"WHERE s.id IN ({marks}) AND s.state = 'live'",
-                chunk,
+                (space, *chunk),
             )
             for r in rows:
                 v = np.frombuffer(r[1], np.float32).astype(np.float64)
@@ -692,11 +729,11 @@ class SqlWrite:
                 out[r[0]] = (total + v, n + 1)
         return out
 
-    def _take_prints(self, ids: Sequence[str]) -> dict[str | None, tuple[np.ndarray, int]]:
-        """Take the live ones of ``ids`` out of their speakers' sums; what was taken."""
-        taken = self._live_prints(ids)
-        self._add_prints({k: (-t, -n) for k, (t, n) in taken.items() if k is not None})
-        return taken
+    def _take_sums(self, ids: Sequence[str]) -> None:
+        """Take the live ones of ``ids`` out of their speakers' sums, in every space."""
+        for space in SUMMED_SPACES:
+            taken = self._live_sums(space, ids)
+            self._add_sums(space, {k: (-t, -n) for k, (t, n) in taken.items() if k is not None})
 
     def segment_ids(self, tenant: str, where: SegmentFilter) -> list[str]:
         out: list[str] = []
@@ -712,14 +749,14 @@ class SqlWrite:
         return out
 
     def hide_segments(self, ids: Sequence[str]) -> None:
-        self._take_prints(ids)
+        self._take_sums(ids)
         for chunk, marks in _chunks(ids):
             self.conn.execute(
                 f"UPDATE segments SET state = 'forgetting' WHERE id IN ({marks})", chunk
             )
 
     def delete_segments(self, ids: Sequence[str]) -> None:
-        self._take_prints(ids)
+        self._take_sums(ids)
         for chunk, marks in _chunks(ids):
             self.conn.execute(f"DELETE FROM vectors WHERE segment_id IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM segments WHERE id IN ({marks})", chunk)
@@ -754,6 +791,7 @@ class SqlWrite:
 
     def put_speaker(self, speaker: Speaker) -> None:
         s = speaker
+        new = self.conn.execute("SELECT 1 FROM speakers WHERE id = ?", (s.id,)).fetchone() is None
         self.conn.execute(
             "INSERT INTO speakers (id, tenant, name, centroid, n_segments, created_at, "
             "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
@@ -761,22 +799,34 @@ class SqlWrite:
             "n_segments = excluded.n_segments, updated_at = excluded.updated_at",
             (s.id, s.tenant, s.name, _blob(s.centroid), s.n_segments, s.created_at, s.updated_at),
         )
-        # a new speaker's sum is known: empty (one from an older catalog keeps its row)
-        self.conn.execute(
-            "INSERT OR IGNORE INTO speaker_sums (speaker_id, total, n) VALUES (?, ?, 0)",
-            (s.id, b""),
-        )
+        # a new speaker's sums are known: empty. A speaker already stored keeps its rows,
+        # or, with none (stored by an older voxmem), stays unknown until summed: it may
+        # have turns already
+        if new:
+            for table in SUMMED_SPACES.values():
+                self.conn.execute(
+                    f"INSERT OR IGNORE INTO {table} (speaker_id, total, n) VALUES (?, ?, 0)",
+                    (s.id, b""),
+                )
 
     def delete_speaker(self, speaker_id: str) -> None:
         self.conn.execute("DELETE FROM speakers WHERE id = ?", (speaker_id,))
-        self.conn.execute("DELETE FROM speaker_sums WHERE speaker_id = ?", (speaker_id,))
+        for table in SUMMED_SPACES.values():
+            self.conn.execute(f"DELETE FROM {table} WHERE speaker_id = ?", (speaker_id,))
 
     def voiceprints(self, speaker_id: str) -> list[np.ndarray]:
         return self.voiceprints_of([speaker_id])[speaker_id]
 
     def voiceprints_of(self, speaker_ids: Sequence[str]) -> dict[str, list[np.ndarray]]:
-        """A forget recomputes the centroid of every speaker of its turns: their turns are
-        found through each speaker's row (so the (tenant, speaker_id) index is used), and
+        """:meth:`space_vectors_of` of the voiceprints."""
+        return self.space_vectors_of("speaker", speaker_ids)
+
+    def space_vectors_of(
+        self, space: str, speaker_ids: Sequence[str]
+    ) -> dict[str, list[np.ndarray]]:
+        """Each speaker's live turns' ``space`` vectors (a forget recomputes the centroid
+        of every speaker of its turns; an unknown sum is summed from these once): their
+        turns are found through each speaker's row (so the (tenant, speaker_id) index is used), and
         their vectors read in key order, one pass through the vectors table rather than
         a read of a random page per turn (minutes on a large catalog not in memory)."""
         out: dict[str, list[np.ndarray]] = {i: [] for i in speaker_ids}
@@ -792,22 +842,23 @@ class SqlWrite:
         for chunk, marks in _chunks(sorted(owner)):
             rows = self.conn.execute(
                 "SELECT segment_id, data FROM vectors "
-                f"WHERE segment_id IN ({marks}) AND space = 'speaker' ORDER BY segment_id",
-                chunk,
+                f"WHERE segment_id IN ({marks}) AND space = ? ORDER BY segment_id",
+                (*chunk, space),
             )
             for r in rows:
                 out[owner[r[0]]].append(np.frombuffer(r[1], np.float32))
         return out
 
     def set_speaker(self, segment_ids: Sequence[str], speaker_id: str) -> None:
-        self._take_prints(segment_ids)
+        self._take_sums(segment_ids)
         for chunk, marks in _chunks(segment_ids):
             self.conn.execute(
                 f"UPDATE segments SET speaker_id = ? WHERE id IN ({marks})", (speaker_id, *chunk)
             )
-        # into the new speaker's sum, as far as the turns are of its tenant
-        moved = self._live_prints(segment_ids)
-        self._add_prints({k: v for k, v in moved.items() if k is not None})
+        # into the new speaker's sums, as far as the turns are of its tenant
+        for space in SUMMED_SPACES:
+            moved = self._live_sums(space, segment_ids)
+            self._add_sums(space, {k: v for k, v in moved.items() if k is not None})
 
     def delete_items(self, tenant: str, before: float) -> None:
         self.conn.execute(
@@ -963,6 +1014,21 @@ def _row_to_speaker(row: sqlite3.Row) -> Speaker:
         float(row["created_at"]),
         float(row["updated_at"]),
     )
+
+
+def _space_sums(
+    conn: Any, space: str, speaker_ids: Sequence[str]
+) -> dict[str, tuple[np.ndarray | None, int]]:
+    out: dict[str, tuple[np.ndarray | None, int]] = dict.fromkeys(speaker_ids, (None, 0))
+    for chunk, marks in _chunks(list(speaker_ids)):
+        rows = conn.execute(
+            f"SELECT speaker_id, total, n FROM {SUMMED_SPACES[space]} "
+            f"WHERE speaker_id IN ({marks}) AND total IS NOT NULL",
+            chunk,
+        )
+        for r in rows:
+            out[r[0]] = (np.frombuffer(bytes(r[1]), np.float64).copy(), int(r[2]))
+    return out
 
 
 def _speakers(conn: sqlite3.Connection, tenant: str) -> list[Speaker]:

@@ -45,18 +45,26 @@ SCHEMA_LOCK = 0x76786D30
 #: a setting only connections of this version make, checked by a trigger on the turns:
 #: a process of an older version still running cannot change turns behind the sums
 WRITER_SETTING = "voxmem.writer_schema"
-WRITER_GUARD = [
-    f"""CREATE FUNCTION voxmem_writer_check() RETURNS trigger LANGUAGE plpgsql AS $f$
+
+
+def writer_check(schema: int) -> str:
+    """The trigger function that refuses a connection older than ``schema``."""
+    return f"""CREATE OR REPLACE FUNCTION voxmem_writer_check() RETURNS trigger
+    LANGUAGE plpgsql AS $f$
     BEGIN
-        IF coalesce(nullif(current_setting('{WRITER_SETTING}', true), ''), '0')::int < 4 THEN
-            RAISE EXCEPTION 'this voxmem catalog keeps speakers'' sums (schema 4); an older '
-                'voxmem cannot change its turns: stop it and upgrade it';
+        IF coalesce(nullif(current_setting('{WRITER_SETTING}', true), ''), '0')::int
+                < {schema} THEN
+            RAISE EXCEPTION 'this voxmem catalog keeps speakers'' sums (schema {schema}); '
+                'an older voxmem cannot change its turns: stop it and upgrade it';
         END IF;
         RETURN NULL;
-    END $f$""",
+    END $f$"""
+
+
+WRITER_TRIGGER = (
     "CREATE TRIGGER segments_writer_check BEFORE INSERT OR DELETE OR UPDATE OF state, "
-    "speaker_id ON segments FOR EACH STATEMENT EXECUTE FUNCTION voxmem_writer_check()",
-]
+    "speaker_id ON segments FOR EACH STATEMENT EXECUTE FUNCTION voxmem_writer_check()"
+)
 
 #: the schema at SCHEMA_VERSION: the SQLite catalog's tables (see catalog.MIGRATIONS),
 #: with PostgreSQL's types, a ``seq`` column where SQLite's ``rowid`` is read, the
@@ -153,7 +161,13 @@ SCHEMA = [
         total BYTEA,
         n INTEGER NOT NULL DEFAULT 0)""",
     "ALTER TABLE speaker_sums ALTER COLUMN total SET STORAGE EXTERNAL",
-    *WRITER_GUARD,
+    """CREATE TABLE style_sums (
+        speaker_id TEXT COLLATE "C" PRIMARY KEY,
+        total BYTEA,
+        n INTEGER NOT NULL DEFAULT 0)""",
+    "ALTER TABLE style_sums ALTER COLUMN total SET STORAGE EXTERNAL",
+    writer_check(SCHEMA_VERSION),
+    WRITER_TRIGGER,
     "CREATE TABLE catalog_meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL)",
     f"INSERT INTO catalog_meta VALUES ('schema_version', {SCHEMA_VERSION}), ('version', 0)",
 ]
@@ -163,11 +177,18 @@ PG_MIGRATIONS: dict[int, list[str]] = {
         next(st for st in SCHEMA if "CREATE TABLE speaker_sums" in st),
         "ALTER TABLE speaker_sums ALTER COLUMN total SET STORAGE EXTERNAL",
         "INSERT INTO speaker_sums (speaker_id, total, n) SELECT id, NULL, 0 FROM speakers",
-        *WRITER_GUARD,
+        writer_check(4),
+        WRITER_TRIGGER,
+    ],
+    5: [
+        next(st for st in SCHEMA if "CREATE TABLE style_sums" in st),
+        "ALTER TABLE style_sums ALTER COLUMN total SET STORAGE EXTERNAL",
+        "INSERT INTO style_sums (speaker_id, total, n) SELECT id, NULL, 0 FROM speakers",
+        writer_check(5),
     ],
 }
 #: the tables each migration creates (kept free of planner statistics, as at creation)
-PG_MIGRATION_TABLES: dict[int, tuple[str, ...]] = {4: ("speaker_sums",)}
+PG_MIGRATION_TABLES: dict[int, tuple[str, ...]] = {4: ("speaker_sums",), 5: ("style_sums",)}
 
 #: what a forget's scrub rewrites: every table a forget deletes rows from
 SCRUBBED = (
@@ -177,6 +198,7 @@ SCRUBBED = (
     "recordings",
     "speakers",
     "speaker_sums",
+    "style_sums",
     "items",
     "tenants",
     "forget_jobs",
@@ -345,7 +367,7 @@ class PostgresWrite(SqlWrite):
 
 
 def _configure(conn: Any) -> None:
-    """Each pooled connection says which schema it writes (see ``WRITER_GUARD``), and
+    """Each pooled connection says which schema it writes (see ``writer_check``), and
     that it reads by key.
 
     The catalog keeps no column statistics (``no_statistics``), so PostgreSQL's planner
@@ -434,7 +456,9 @@ class PostgresCatalog(SqlCatalog):
         if found:
             # turns deleted change their speakers' rows too (the sum of voiceprints, the
             # centroid): the old versions of those rows would keep a forgotten print
-            also = ("speakers", "speaker_sums") if found.group(1) == "segments" else ()
+            also = (
+                ("speakers", "speaker_sums", "style_sums") if found.group(1) == "segments" else ()
+            )
             with self._dirty_lock:
                 self._dirty.update((found.group(1), *also))
 
@@ -575,6 +599,10 @@ class PostgresCatalog(SqlCatalog):
                 ).fetchone()[0]
             )
             if version < SCHEMA_VERSION:
+                # and every writer's lock: a write of an older voxmem still running lands
+                # wholly before the migration (whose sums then count its turns) or after
+                # it (refused by the new guard), never across it
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
                 for v in range(version + 1, SCHEMA_VERSION + 1):
                     for statement in PG_MIGRATIONS.get(v, []):
                         conn.execute(statement)

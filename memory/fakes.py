@@ -78,6 +78,38 @@ class _Reads:
         found = [s for s in self._s.speakers.values() if s.tenant == tenant]
         return [_copy_speaker(s) for s in sorted(found, key=lambda s: (s.created_at, s.id))]
 
+    def space_vectors_of(
+        self, space: str, speaker_ids: Sequence[str]
+    ) -> dict[str, list[np.ndarray]]:
+        out: dict[str, list[np.ndarray]] = {}
+        for i in speaker_ids:
+            spk = self._s.speakers.get(i)  # a stored speaker's, of its own tenant
+            out[i] = [
+                s.vectors[space].copy()
+                for s in self._s.segments.values()
+                if spk is not None
+                and s.speaker_id == i
+                and s.tenant == spk.tenant
+                and s.id not in self._s.hidden
+                and space in s.vectors
+            ]
+        return out
+
+    def space_sums(
+        self, space: str, speaker_ids: Sequence[str]
+    ) -> dict[str, tuple[np.ndarray | None, int]]:
+        """Summed afresh from the stored turns: what the SQL catalogs' running sums
+        must equal."""
+        out: dict[str, tuple[np.ndarray | None, int]] = {}
+        for i, rows in self.space_vectors_of(space, speaker_ids).items():
+            if i not in self._s.speakers:
+                out[i] = (None, 0)
+            elif not rows:
+                out[i] = (np.zeros(0), 0)
+            else:
+                out[i] = (np.sum(np.asarray(rows, np.float64), axis=0), len(rows))
+        return out
+
     def speaker(self, tenant: str, ref: str) -> Speaker:
         known = self.speakers(tenant)
         for spk in [s for s in known if s.id == ref] + [s for s in known if s.name == ref]:
@@ -164,36 +196,18 @@ class MemoryCatalogWrite(_Reads):
         self._s.speakers.pop(speaker_id, None)
 
     def voiceprints(self, speaker_id: str) -> list[np.ndarray]:
-        spk = self._s.speakers.get(speaker_id)  # a stored speaker's, of its own tenant
-        if spk is None:
-            return []
-        return [
-            s.vectors["speaker"].copy()
-            for s in self._s.segments.values()
-            if s.speaker_id == speaker_id
-            and s.tenant == spk.tenant
-            and s.id not in self._s.hidden
-            and "speaker" in s.vectors
-        ]
+        return self.space_vectors_of("speaker", [speaker_id])[speaker_id]
 
     def voiceprints_of(self, speaker_ids: Sequence[str]) -> dict[str, list[np.ndarray]]:
-        return {i: self.voiceprints(i) for i in speaker_ids}
+        return self.space_vectors_of("speaker", speaker_ids)
 
     def print_sums(self, speaker_ids: Sequence[str]) -> dict[str, tuple[np.ndarray | None, int]]:
-        """Summed afresh from the stored turns: what the SQL catalogs' running sums
-        must equal."""
-        out: dict[str, tuple[np.ndarray | None, int]] = {}
-        for i in speaker_ids:
-            prints = self.voiceprints(i)
-            if i not in self._s.speakers:
-                out[i] = (None, 0)
-            elif not prints:
-                out[i] = (np.zeros(0), 0)
-            else:
-                out[i] = (np.sum(np.asarray(prints, np.float64), axis=0), len(prints))
-        return out
+        return self.space_sums("speaker", speaker_ids)
 
     def set_print_sum(self, speaker_id: str, total: np.ndarray | None, n: int) -> None:
+        """Nothing to keep: the sums are read afresh."""
+
+    def set_space_sum(self, space: str, speaker_id: str, total: np.ndarray | None, n: int) -> None:
         """Nothing to keep: the sums are read afresh."""
 
     def set_speaker(self, segment_ids: Sequence[str], speaker_id: str) -> None:
@@ -350,6 +364,11 @@ class MemoryCatalog(_Reads):
 
     def space_dims(self) -> dict[str, int]:
         return {space: dim for space, (dim, _) in self._s.spaces.items()}
+
+    def speaker_sums(self, tenant: str, space: str) -> dict[str, tuple[np.ndarray | None, int]]:
+        with self._lock:
+            ids = [i for i, spk in self._s.speakers.items() if spk.tenant == tenant]
+            return self.space_sums(space, ids)
 
     def speaker_names(self, tenant: str) -> list[str]:
         return sorted(s.name for s in self.speakers(tenant) if s.name is not None)

@@ -70,16 +70,25 @@ def match_or_create(
 
 
 def print_sums(tx: CatalogWrite, speaker_ids: Sequence[str]) -> dict[str, tuple[np.ndarray, int]]:
-    """Per speaker: the sum of its live turns' voiceprints and how many. The catalog
-    keeps them as turns come and go; a speaker from an older catalog is summed from its
-    voiceprints once (one pass for all of them) and its sum kept from then on."""
-    sums = tx.print_sums(speaker_ids)
+    """Per speaker: the sum of its live turns' voiceprints and how many (see
+    :func:`space_sums`)."""
+    return space_sums(tx, "speaker", speaker_ids)
+
+
+def space_sums(
+    tx: CatalogWrite, space: str, speaker_ids: Sequence[str]
+) -> dict[str, tuple[np.ndarray, int]]:
+    """Per speaker: the sum of its live turns' ``space`` vectors (a space the catalog
+    sums) and how many. The catalog keeps them as turns come and go; a speaker from an
+    older catalog is summed from its turns once (one pass for all of them) and its sum
+    kept from then on."""
+    sums = tx.space_sums(space, speaker_ids)
     unknown = [i for i, (total, _) in sums.items() if total is None]
     out = {i: (t, n) for i, (t, n) in sums.items() if t is not None}
-    for spk_id, prints in (tx.voiceprints_of(unknown) if unknown else {}).items():
-        total = np.sum(np.asarray(prints, np.float64), axis=0) if prints else np.zeros(0)
-        tx.set_print_sum(spk_id, total, len(prints))
-        out[spk_id] = (total, len(prints))
+    for spk_id, rows in (tx.space_vectors_of(space, unknown) if unknown else {}).items():
+        total = np.sum(np.asarray(rows, np.float64), axis=0) if rows else np.zeros(0)
+        tx.set_space_sum(space, spk_id, total, len(rows))
+        out[spk_id] = (total, len(rows))
     return out
 
 

@@ -42,7 +42,7 @@ import numpy as np
 from voxmem.audio import Audio, AudioSource, load_audio
 from voxmem.memory import speakers as speaker_ops
 from voxmem.memory.audio_files import dir_size
-from voxmem.memory.catalog import open_audio, open_catalog
+from voxmem.memory.catalog import SUMMED_SPACES, open_audio, open_catalog
 from voxmem.memory.encoders.base import l2_normalize
 from voxmem.memory.entries import ITEM_SPACE, index_segments, update_segment_metadata
 from voxmem.memory.forget import Forgetting, selector_key
@@ -70,7 +70,7 @@ from voxmem.memory.records import (
     check_role,
     check_tenant,
 )
-from voxmem.memory.speakers import SpeakerParams
+from voxmem.memory.speakers import SpeakerParams, space_sums
 from voxmem.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -685,12 +685,28 @@ class AudioMemory:
         """Each speaker's mean ``space`` vector over their stored turns, for speakers with
         at least ``min_turns`` of them (a per-speaker aggregate: the retrievers ask for
         ``style_raw`` to know how a person usually talks), over all of the tenant's turns.
-        Cached until the catalog changes."""
+        Cached until the catalog changes. For a space the catalog keeps running sums of
+        (``SUMMED_SPACES``: the voiceprints, ``style_raw``), a read of one row per
+        speaker, however many turns the tenant has."""
         tenant = self._require_tenant(tenant)
         key, version = (tenant, space, min_turns), self.catalog.version()
         cached = self._means.get(key)
         if cached is not None and cached[0] == version:
             return cached[1]
+        if space in SUMMED_SPACES:
+            sums = self.catalog.speaker_sums(tenant, space)
+            unknown = sorted(i for i, (total, _) in sums.items() if total is None)
+            if unknown:  # speakers from a catalog older than the sums: summed once
+                with self.catalog.write() as tx:
+                    alive = {s.id for s in tx.speakers(tenant)}  # none forgotten since
+                    sums.update(space_sums(tx, space, [i for i in unknown if i in alive]))
+            summed = {
+                s: (total / n).astype(np.float32)
+                for s, (total, n) in sums.items()
+                if total is not None and n >= max(1, min_turns)
+            }
+            self._means[key] = (version, summed)
+            return summed
         # every live turn: a read that fills its limit may have left some out (turns
         # stored since the count), so it is read again with a larger one
         limit = int(self.catalog.counts(tenant)["segments"]) + 1

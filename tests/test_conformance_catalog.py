@@ -8,12 +8,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from tests.pg_server import fresh_database
-from voxmem.memory.catalog import SQLiteCatalog
+from voxmem.memory.catalog import SUMMED_SPACES, SQLiteCatalog
 from voxmem.memory.fakes import MemoryCatalog
 from voxmem.memory.protocols import CatalogBackend, ForgetJob, SegmentFilter
 from voxmem.memory.records import (
@@ -26,7 +27,7 @@ from voxmem.memory.records import (
     WrongDimension,
 )
 
-DIMS = {"text": 8, "speaker": 4}
+DIMS = {"text": 8, "speaker": 4, "style_raw": 3}
 
 
 @pytest.fixture(params=["sqlite", "postgresql", "memory"])
@@ -123,7 +124,7 @@ def test_segments_round_trip_with_filters_and_order(catalog: CatalogBackend) -> 
     ids_, speakers, blobs = catalog.vectors("t", "speaker", 10)
     assert len(ids_) == 4 and speakers.count("spk_a") == 2
     assert np.frombuffer(blobs[0], np.float32).shape == (4,)
-    assert len(catalog.vector_bytes([segs[0].id])) == 2
+    assert len(catalog.vector_bytes([segs[0].id])) == len(DIMS)
     prefix = segs[0].vectors["text"].tobytes()[:16]
     assert catalog.shared_prefixes([prefix, b"\x01" * 16]) == {prefix}
     assert catalog.space_dims() == DIMS
@@ -183,19 +184,29 @@ def test_speakers_by_id_or_name_and_their_voiceprints(catalog: CatalogBackend) -
 
 
 def _check_sums(tx: object, speakers: list[str]) -> None:
-    """The running sums equal the voiceprints summed afresh."""
-    sums = tx.print_sums(speakers)  # type: ignore[attr-defined]
-    for spk in speakers:
-        prints = tx.voiceprints(spk)  # type: ignore[attr-defined]
-        total, n = sums[spk]
-        assert total is not None and n == len(prints), spk
-        want = np.sum(np.asarray(prints, np.float64), axis=0) if prints else np.zeros(0)
-        assert total.shape == want.shape and np.allclose(total, want, atol=1e-9), spk
+    """The running sums (voiceprints, raw style) equal the vectors summed afresh."""
+    assert tx.print_sums(speakers) is not None  # type: ignore[attr-defined]
+    for space in SUMMED_SPACES:
+        sums = tx.space_sums(space, speakers)  # type: ignore[attr-defined]
+        rows = tx.space_vectors_of(space, speakers)  # type: ignore[attr-defined]
+        for spk in speakers:
+            if space == "speaker":
+                assert [r.tobytes() for r in rows[spk]] == [
+                    r.tobytes()
+                    for r in tx.voiceprints(spk)  # type: ignore[attr-defined]
+                ]
+            total, n = sums[spk]
+            assert total is not None and n == len(rows[spk]), (space, spk)
+            want = np.sum(np.asarray(rows[spk], np.float64), axis=0) if rows[spk] else np.zeros(0)
+            assert total.shape == want.shape, (space, spk)
+            assert np.allclose(total, want, atol=1e-9), (space, spk)
 
 
 def test_speakers_running_sums_follow_every_change(catalog: CatalogBackend) -> None:
-    """Each speaker's sum of live voiceprints is kept as turns are stored, moved, hidden
-    by a forget and deleted, so a forget reads sums, not every voiceprint."""
+    """Each speaker's sums of live voiceprints and raw style vectors are kept as turns are
+    stored, moved, hidden by a forget and deleted, so a forget reads sums, not every
+    voiceprint, and a style query's baselines are a row per speaker. The catalog's own
+    read of a tenant's sums agrees once the writes are committed."""
     a = Speaker("spk_a", "t", None, _vec(1, 4), 0, 1.0, 1.0)
     b = Speaker("spk_b", "t", None, _vec(2, 4), 0, 2.0, 2.0)
     segs = [_segment(i, speaker_id="spk_a" if i < 6 else "spk_b") for i in range(9)]
@@ -210,7 +221,9 @@ def test_speakers_running_sums_follow_every_change(catalog: CatalogBackend) -> N
         tx.put_speaker(b)  # putting a known speaker again keeps its sum
         _check_sums(tx, ["spk_a", "spk_b"])
         assert tx.print_sums(["spk_a"])["spk_a"][1] == 6
+        assert tx.space_sums("style_raw", ["spk_a"])["spk_a"][1] == 7  # no_voice has one
         assert tx.print_sums(["nobody"]) == {"nobody": (None, 0)}
+        assert tx.space_sums("style_raw", ["nobody"]) == {"nobody": (None, 0)}
         tx.set_speaker(["seg_t_0", "seg_t_1", "seg_t_9"], "spk_b")
         _check_sums(tx, ["spk_a", "spk_b"])
     job = ForgetJob(
@@ -224,26 +237,59 @@ def test_speakers_running_sums_follow_every_change(catalog: CatalogBackend) -> N
         tx.set_speaker(["seg_t_4", "seg_t_5"], "spk_b")  # spk_a has no live print left
         _check_sums(tx, ["spk_a", "spk_b"])
         assert tx.print_sums(["spk_a"])["spk_a"][1] == 0
+        assert tx.space_sums("style_raw", ["spk_a"])["spk_a"][1] == 1  # no_voice
         tx.set_speaker(["seg_t_4"], "spk_a")  # and one again
         _check_sums(tx, ["spk_a", "spk_b"])
+    read = catalog.speaker_sums("t", "style_raw")
+    assert sorted(read) == ["spk_a", "spk_b"]
+    with catalog.write() as tx:
+        for spk, (total, n) in tx.space_sums("style_raw", ["spk_a", "spk_b"]).items():
+            assert total is not None and read[spk][1] == n
+            assert np.array_equal(read[spk][0], total)  # type: ignore[arg-type]
         tx.delete_speaker("spk_b")
         assert tx.print_sums(["spk_b"])["spk_b"] == (None, 0)
+        assert tx.space_sums("style_raw", ["spk_b"])["spk_b"] == (None, 0)
         # a turn of another tenant naming this tenant's speaker is not in its sum
         tx.ensure_tenant("u", 1.0)
         tx.add_recording(Recording("rec_u", "u", "s1", "x", 9.0, 1.0))
         tx.add_segment(_segment(20, tenant="u", speaker_id="spk_a"), "audio/u/x.flac")
         tx.set_speaker(["seg_u_20"], "spk_a")
         _check_sums(tx, ["spk_a"])
+    assert catalog.speaker_sums("u", "style_raw") == {}  # no speaker of its own
+    assert list(catalog.speaker_sums("t", "style_raw")) == ["spk_a"]
+
+
+def _back_to(catalog: CatalogBackend, engine: str, schema: int) -> None:
+    """Undo the migrations after ``schema`` (3: before any sum, 4: voiceprint sums
+    only), as a catalog an older voxmem made would be."""
+    with catalog.write() as tx:
+        tx.execute("DROP TABLE style_sums")
+        if schema < 4:
+            tx.execute("DROP TABLE speaker_sums")
+        if engine == "sqlite":
+            for v in range(schema + 1, 6):
+                for name in ("insert", "delete", "update"):
+                    tx.execute(f"DROP TRIGGER segments_schema{v}_{name}")
+            tx.execute(f"PRAGMA user_version = {schema}")
+        else:
+            from voxmem.memory.catalog_pg import writer_check
+
+            if schema < 4:
+                tx.execute("DROP TRIGGER segments_writer_check ON segments")
+                tx.execute("DROP FUNCTION voxmem_writer_check()")
+            else:
+                tx.execute(writer_check(schema))
+            tx.execute(f"UPDATE catalog_meta SET value = {schema} WHERE key = 'schema_version'")
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
-def test_a_speaker_from_before_the_sums_is_summed_once(
+def test_a_speaker_from_before_the_style_sums_is_summed_once(
     engine: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    """A catalog from before the running sums (schema 3) opens migrated, with each
-    speaker's sum unknown; the first need sums its voiceprints once and keeps the sum
-    from then on."""
-    from voxmem.memory.speakers import print_sums
+    """A schema 4 catalog (voiceprint sums only) opens migrated, each speaker's style sum
+    unknown; the first need sums its turns' raw style vectors once and keeps the sum
+    (the voiceprint sums are kept as they were)."""
+    from voxmem.memory.speakers import space_sums
 
     def open_catalog() -> CatalogBackend:
         if engine == "sqlite":
@@ -256,25 +302,120 @@ def test_a_speaker_from_before_the_sums_is_summed_once(
     catalog = open_catalog()
     a = Speaker("spk_a", "t", None, _vec(1, 4), 0, 1.0, 1.0)
     _store(catalog, [_segment(i, speaker_id="spk_a") for i in range(4)], a)
-    with catalog.write() as tx:  # back to what schema 3 left
-        tx.execute("DROP TABLE speaker_sums")
-        if engine == "sqlite":
-            for name in ("insert", "delete", "update"):
-                tx.execute(f"DROP TRIGGER segments_schema4_{name}")
-            tx.execute("PRAGMA user_version = 3")
-        else:
-            tx.execute("DROP TRIGGER segments_writer_check ON segments")
-            tx.execute("DROP FUNCTION voxmem_writer_check()")
-            tx.execute("UPDATE catalog_meta SET value = 3 WHERE key = 'schema_version'")
+    _back_to(catalog, engine, 4)
     catalog.close()
     catalog = open_catalog()
-    assert catalog.schema_version == 4  # type: ignore[attr-defined]
+    assert catalog.schema_version == 5  # type: ignore[attr-defined]
+    assert catalog.speaker_sums("t", "style_raw") == {"spk_a": (None, 0)}
+    with catalog.write() as tx:
+        # a stored speaker with no sum row at all (an older writer's) put again: unknown,
+        # not an empty sum, as it has turns
+        tx.execute("DELETE FROM style_sums WHERE speaker_id = 'spk_a'")
+        tx.put_speaker(a)
+        tx.add_segment(_segment(4, speaker_id="spk_a"), "audio/t/x.flac")  # stays unknown
+        assert tx.space_sums("style_raw", ["spk_a"]) == {"spk_a": (None, 0)}
+        assert tx.print_sums(["spk_a"])["spk_a"][1] == 5  # the voiceprint sum was kept
+        _, n = space_sums(tx, "style_raw", ["spk_a"])["spk_a"]
+        assert n == 5
+        _check_sums(tx, ["spk_a"])  # kept: known from now on
+        tx.delete_segments(["seg_t_0"])
+        _check_sums(tx, ["spk_a"])
+    assert catalog.speaker_sums("t", "style_raw")["spk_a"][1] == 4
+    catalog.close()
+
+
+def test_a_postgresql_migration_waits_for_an_older_writers_transaction(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """A schema 4 voxmem in the middle of a write (a new speaker and its turns) when a
+    newer one opens the catalog: the migration waits for that write, so its speaker's
+    style sum counts its turns (or is unknown, and summed when needed), never an empty
+    sum that later turns are added to."""
+    import threading
+
+    import psycopg
+
+    from voxmem.memory.catalog_pg import WRITE_LOCK, WRITER_SETTING, PostgresCatalog
+    from voxmem.memory.speakers import space_sums
+
+    url = fresh_database(request.getfixturevalue("pg"))
+    catalog = PostgresCatalog(url)
+    _store(catalog, [_segment(0)], None)
+    _back_to(catalog, "postgresql", 4)
+    catalog.close()
+    old = psycopg.connect(url)
+    old.execute(f"SET {WRITER_SETTING} = '4'")
+    old.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+    old.execute(
+        "INSERT INTO speakers (id, tenant, name, centroid, n_segments, created_at, updated_at) "
+        "VALUES ('spk_a', 't', NULL, %s, 2, 1.0, 1.0)",
+        (_vec(1, 4).tobytes(),),
+    )
+    old.execute("INSERT INTO speaker_sums (speaker_id, total, n) VALUES ('spk_a', NULL, 0)")
+    for i in (1, 2):
+        seg = _segment(i, speaker_id="spk_a")
+        old.execute(
+            "INSERT INTO segments (id, tenant, session, recording_id, start_s, end_s, role, "
+            "speaker_id, transcript, words, language, style_labels, environment_labels, "
+            "audio_path, created_at) VALUES (%s, 't', 's1', 'rec_t', 0, 1, 'user', 'spk_a', "
+            "'x', '[]', NULL, '{}', '{}', 'a.flac', %s)",
+            (seg.id, seg.created_at),
+        )
+        for space, v in seg.vectors.items():
+            old.execute(
+                "INSERT INTO vectors (segment_id, space, data) VALUES (%s, %s, %s)",
+                (seg.id, space, np.asarray(v, np.float32).tobytes()),
+            )
+    opened: list[CatalogBackend] = []
+    opener = threading.Thread(target=lambda: opened.append(PostgresCatalog(url)))
+    opener.start()
+    opener.join(timeout=1.0)
+    assert opener.is_alive()  # the migration waits for the older write
+    old.commit()
+    old.close()
+    opener.join(timeout=30)
+    (catalog,) = opened
+    assert catalog.schema_version == 5  # type: ignore[attr-defined]
+    with catalog.write() as tx:
+        tx.put_speaker(Speaker("spk_a", "t", None, _vec(1, 4), 3, 1.0, 2.0))
+        tx.add_segment(_segment(3, speaker_id="spk_a"), "audio/t/x.flac")
+        for space in SUMMED_SPACES:
+            assert space_sums(tx, space, ["spk_a"])["spk_a"][1] == 3, space
+        _check_sums(tx, ["spk_a"])
+    catalog.close()
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_a_speaker_from_before_the_sums_is_summed_once(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """A catalog from before the running sums (schema 3) opens migrated, with each
+    speaker's sum unknown; the first need sums its voiceprints once and keeps the sum
+    from then on."""
+    from voxmem.memory.speakers import print_sums, space_sums
+
+    def open_catalog() -> CatalogBackend:
+        if engine == "sqlite":
+            return SQLiteCatalog(tmp_path / "catalog.sqlite3")
+        from voxmem.memory.catalog_pg import PostgresCatalog
+
+        return PostgresCatalog(url)
+
+    url = fresh_database(request.getfixturevalue("pg")) if engine == "postgresql" else ""
+    catalog = open_catalog()
+    a = Speaker("spk_a", "t", None, _vec(1, 4), 0, 1.0, 1.0)
+    _store(catalog, [_segment(i, speaker_id="spk_a") for i in range(4)], a)
+    _back_to(catalog, engine, 3)
+    catalog.close()
+    catalog = open_catalog()
+    assert catalog.schema_version == 5  # type: ignore[attr-defined]
     with catalog.write() as tx:
         assert tx.print_sums(["spk_a"]) == {"spk_a": (None, 0)}
         tx.add_segment(_segment(4, speaker_id="spk_a"), "audio/t/x.flac")  # stays unknown
         assert tx.print_sums(["spk_a"]) == {"spk_a": (None, 0)}
         _, n = print_sums(tx, ["spk_a"])["spk_a"]
         assert n == 5
+        assert space_sums(tx, "style_raw", ["spk_a"])["spk_a"][1] == 5
         _check_sums(tx, ["spk_a"])  # kept: known from now on
         tx.delete_segments(["seg_t_0"])
         _check_sums(tx, ["spk_a"])
@@ -286,34 +427,46 @@ def test_a_voxmem_older_than_the_sums_cannot_change_turns(
     engine: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     """A connection that is not this version's (an older voxmem still running after the
-    upgrade) cannot store, move or delete turns behind the sums; this version can."""
+    upgrade: one from before any sum, or of schema 4, which keeps the voiceprint sums but
+    not the style sums) cannot store, move or delete turns behind the sums; this version
+    can."""
     a = Speaker("spk_a", "t", None, _vec(1, 4), 0, 1.0, 1.0)
+    olds: list[Any] = []
     if engine == "sqlite":
         import sqlite3
 
         catalog: CatalogBackend = SQLiteCatalog(tmp_path / "catalog.sqlite3")
         _store(catalog, [_segment(0, speaker_id="spk_a")], a)
-        old = sqlite3.connect(tmp_path / "catalog.sqlite3", isolation_level=None)
+        for checks in ((), ("voxmem_writer_schema_4",)):
+            old = sqlite3.connect(tmp_path / "catalog.sqlite3", isolation_level=None)
+            for check in checks:
+                old.create_function(check, 0, lambda: 1)
+            olds.append(old)
         refused: type[Exception] = sqlite3.OperationalError
     else:
         import psycopg
 
-        from voxmem.memory.catalog_pg import PostgresCatalog
+        from voxmem.memory.catalog_pg import WRITER_SETTING, PostgresCatalog
 
         url = fresh_database(request.getfixturevalue("pg"))
         catalog = PostgresCatalog(url)
         _store(catalog, [_segment(0, speaker_id="spk_a")], a)
-        old = psycopg.connect(url, autocommit=True)  # type: ignore[assignment]
+        for version in (None, 4):
+            old = psycopg.connect(url, autocommit=True)  # type: ignore[assignment]
+            if version is not None:
+                old.execute(f"SET {WRITER_SETTING} = '{version}'")
+            olds.append(old)
         refused = psycopg.errors.RaiseException
-    for statement in (
-        "UPDATE segments SET state = 'forgetting' WHERE id = 'seg_t_0'",
-        "UPDATE segments SET speaker_id = NULL WHERE id = 'seg_t_0'",
-        "DELETE FROM segments WHERE id = 'seg_t_0'",
-    ):
-        with pytest.raises(refused):
-            old.execute(statement)
-    old.execute("UPDATE segments SET transcript = 'fixed' WHERE id = 'seg_t_0'")  # unguarded
-    old.close()
+    for old in olds:
+        for statement in (
+            "UPDATE segments SET state = 'forgetting' WHERE id = 'seg_t_0'",
+            "UPDATE segments SET speaker_id = NULL WHERE id = 'seg_t_0'",
+            "DELETE FROM segments WHERE id = 'seg_t_0'",
+        ):
+            with pytest.raises(refused):
+                old.execute(statement)
+        old.execute("UPDATE segments SET transcript = 'fixed' WHERE id = 'seg_t_0'")  # unguarded
+        old.close()
     with catalog.write() as tx:
         tx.add_segment(_segment(1, speaker_id="spk_a"), "audio/t/seg_t_1.flac")
         tx.delete_segments(["seg_t_0"])
@@ -465,7 +618,7 @@ def test_postgresql_reads_and_deletes_vectors_by_key(
     session = [s.id for s in segs if s.session == "s2"]
     assert len(catalog.segments("t", SegmentFilter(session="s2"), vectors=True)) == 100
     assert len(catalog.segments("t", SegmentFilter(ids=session), vectors=True)) == 100
-    assert len(catalog.vector_bytes(session)) == 200
+    assert len(catalog.vector_bytes(session)) == 100 * len(DIMS)
     with catalog.write() as tx:
         assert len(tx.voiceprints_of(["spk_a"])["spk_a"]) == 150
         tx.set_speaker(session[:10], "spk_a")

@@ -335,12 +335,71 @@ def test_style_baselines_follow_writes_from_this_and_other_threads(memory: Audio
     assert sorted(float(b[0]) for b in memory.style_baselines("t").values()) == [10.0, 20.0, 30.0]
 
 
-def test_style_baselines_read_every_turn_of_the_tenant(
+def test_style_baselines_are_the_catalogs_running_sums_not_a_read_of_every_turn(
     memory: AudioMemory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A baseline is the mean over all of a speaker's turns, however many the tenant
-    has: a read that fills its limit (turns stored since they were counted) is read
-    again, larger."""
+    """A baseline is the mean over all of a speaker's live turns, kept by the catalog as
+    turns come, move and go: asking for it after each write reads a row per speaker,
+    never every turn of the tenant (which, at 100k turns, took about a second a query
+    in a live conversation, where every exchange stores a turn)."""
+    for k, seed in enumerate((10, 20, 30)):
+        batch = []
+        for i in range(4):
+            t = _turn(memory, f"turn {seed} {i}", _voice(memory, k + 1), seed + i)
+            t.vectors["style_raw"] = np.full(88, float(seed + i), np.float32)
+            batch.append(t)
+        memory.add_segments(batch, tenant="t", session=f"s{k}")
+
+    def no_full_read(*args: object, **kw: object) -> object:
+        raise AssertionError("read every turn of the tenant")
+
+    monkeypatch.setattr(memory, "raw_vectors", no_full_read)
+    monkeypatch.setattr(memory.catalog, "vectors", no_full_read)
+    means = memory.style_baselines("t")
+    assert sorted(float(b[0]) for b in means.values()) == [11.5, 21.5, 31.5]
+    assert {b.dtype for b in means.values()} == {np.dtype(np.float32)}
+    memory.forget("t", session="s0")  # a speaker's turns all gone: no baseline
+    assert sorted(float(b[0]) for b in memory.style_baselines("t").values()) == [21.5, 31.5]
+    extra = _turn(memory, "one more", _voice(memory, 2), 99)
+    extra.vectors["style_raw"] = np.full(88, 41.5, np.float32)
+    memory.add_segments([extra], tenant="t", session="s9")
+    assert sorted(float(b[0]) for b in memory.style_baselines("t").values()) == [25.5, 31.5]
+    assert sorted(float(b[0]) for b in memory.style_baselines("t", min_turns=5).values()) == [25.5]
+    # a space the catalog does not sum is still read turn by turn
+    with pytest.raises(AssertionError, match="every turn"):
+        memory.speaker_means("t", "text")
+
+
+def test_style_baselines_of_speakers_from_before_the_sums_are_summed_once(
+    memory: AudioMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Speakers a catalog older than the style sums knew have unknown sums: the first
+    baseline asked for sums their turns once and keeps the sums; later ones read them."""
+    for k, seed in enumerate((10, 20)):
+        batch = []
+        for i in range(3):
+            t = _turn(memory, f"turn {seed} {i}", _voice(memory, k + 1), seed + i)
+            t.vectors["style_raw"] = np.full(88, float(seed + i), np.float32)
+            batch.append(t)
+        memory.add_segments(batch, tenant="t", session=f"s{k}")
+    with memory.catalog.write() as tx:  # as the migration leaves them
+        tx.execute("UPDATE style_sums SET total = NULL, n = 0")
+    assert all(t is None for t, _ in memory.catalog.speaker_sums("t", "style_raw").values())
+    means = memory.style_baselines("t")
+    assert sorted(float(b[0]) for b in means.values()) == [11.0, 21.0]
+    known = memory.catalog.speaker_sums("t", "style_raw")
+    assert sorted(n for _, n in known.values()) == [3, 3]  # kept
+    monkeypatch.setattr(memory.catalog, "write", lambda: pytest.fail("summed again"))
+    memory._means.clear()
+    assert sorted(float(b[0]) for b in memory.style_baselines("t").values()) == [11.0, 21.0]
+
+
+def test_means_of_a_space_not_summed_read_every_turn_of_the_tenant(
+    memory: AudioMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A per-speaker mean of a space the catalog keeps no sums of is read turn by turn:
+    a read that fills its limit (turns stored since they were counted) is read again,
+    larger."""
     for k, seed in enumerate((10, 20, 30)):
         batch = []
         for i in range(4):
@@ -350,6 +409,7 @@ def test_style_baselines_read_every_turn_of_the_tenant(
         memory.add_segments(batch, tenant="t", session=f"s{k}")
     real = memory.catalog.counts
     monkeypatch.setattr(memory.catalog, "counts", lambda t: {**real(t), "segments": 2})
+    monkeypatch.setattr("voxmem.memory.store.SUMMED_SPACES", {})  # style_raw as unsummed
     limits: list[int] = []
     raw = memory.raw_vectors
 
@@ -358,7 +418,7 @@ def test_style_baselines_read_every_turn_of_the_tenant(
         return raw(tenant, space, limit)
 
     monkeypatch.setattr(memory, "raw_vectors", counted)
-    means = memory.style_baselines("t")
+    means = memory.speaker_means("t", "style_raw", 3)
     assert sorted(float(b[0]) for b in means.values()) == [11.5, 21.5, 31.5]
     assert limits == [3, 6, 12, 24]  # read again until a read came back short
 
