@@ -54,6 +54,27 @@ _GUARDED = (
     ("update", "UPDATE OF state, speaker_id"),
 )
 
+
+def _summed(table: str) -> list[str]:
+    """A table of speakers' running sums, every speaker's sum unknown (NULL) at first."""
+    return [
+        f"""CREATE TABLE {table} (
+            speaker_id TEXT PRIMARY KEY,
+            total BLOB,
+            n INTEGER NOT NULL DEFAULT 0)""",
+        f"INSERT INTO {table} (speaker_id, total, n) SELECT id, NULL, 0 FROM speakers",
+    ]
+
+
+def _writers_from(schema: int) -> list[str]:
+    """Triggers that let only connections of ``schema`` or later change turns."""
+    return [
+        f"CREATE TRIGGER segments_schema{schema}_{name} BEFORE {event} ON segments "
+        f"BEGIN SELECT voxmem_writer_schema_{schema}(); END"
+        for name, event in _GUARDED
+    ]
+
+
 MIGRATIONS: dict[int, list[str]] = {
     1: [
         """CREATE TABLE tenants (
@@ -156,36 +177,17 @@ MIGRATIONS: dict[int, list[str]] = {
     # subtracts the forgotten prints instead of reading every print of the speaker;
     # speakers from before have an unknown sum (NULL), summed once when first needed
     4: [
-        """CREATE TABLE speaker_sums (
-            speaker_id TEXT PRIMARY KEY,
-            total BLOB,
-            n INTEGER NOT NULL DEFAULT 0)""",
-        "INSERT INTO speaker_sums (speaker_id, total, n) SELECT id, NULL, 0 FROM speakers",
+        *_summed("speaker_sums"),
         # a voxmem older than this schema, still running, would change turns without
         # keeping the sums: its writes to turns fail instead (the function exists only on
         # this version's connections)
-        *[
-            f"CREATE TRIGGER segments_schema4_{name} BEFORE {event} ON segments "
-            f"BEGIN SELECT {WRITER_CHECKS[0]}(); END"
-            for name, event in _GUARDED
-        ],
+        *_writers_from(4),
     ],
     # 5: each speaker's running sum of its live turns' raw style functionals, so that a
     # style query's baselines are read per speaker instead of every turn of the tenant
     # after each write; speakers from before have an unknown sum, summed once when first
     # needed. A schema 4 voxmem still running would change turns without this sum.
-    5: [
-        """CREATE TABLE style_sums (
-            speaker_id TEXT PRIMARY KEY,
-            total BLOB,
-            n INTEGER NOT NULL DEFAULT 0)""",
-        "INSERT INTO style_sums (speaker_id, total, n) SELECT id, NULL, 0 FROM speakers",
-        *[
-            f"CREATE TRIGGER segments_schema5_{name} BEFORE {event} ON segments "
-            f"BEGIN SELECT {WRITER_CHECKS[1]}(); END"
-            for name, event in _GUARDED
-        ],
-    ],
+    5: [*_summed("style_sums"), *_writers_from(5)],
 }
 #: ids per statement in IN (...) lists
 CHUNK = 500

@@ -282,6 +282,30 @@ def _back_to(catalog: CatalogBackend, engine: str, schema: int) -> None:
             tx.execute(f"UPDATE catalog_meta SET value = {schema} WHERE key = 'schema_version'")
 
 
+def _migrated_from(
+    schema: int, engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> tuple[Speaker, CatalogBackend]:
+    """A catalog of one speaker with four turns, made at ``schema`` and opened (so
+    migrated) by this version."""
+    url = fresh_database(request.getfixturevalue("pg")) if engine == "postgresql" else ""
+
+    def open_catalog() -> CatalogBackend:
+        if engine == "sqlite":
+            return SQLiteCatalog(tmp_path / "catalog.sqlite3")
+        from voxmem.memory.catalog_pg import PostgresCatalog
+
+        return PostgresCatalog(url)
+
+    catalog = open_catalog()
+    a = Speaker("spk_a", "t", None, _vec(1, 4), 0, 1.0, 1.0)
+    _store(catalog, [_segment(i, speaker_id="spk_a") for i in range(4)], a)
+    _back_to(catalog, engine, schema)
+    catalog.close()
+    catalog = open_catalog()
+    assert catalog.schema_version == 5  # type: ignore[attr-defined]
+    return a, catalog
+
+
 @pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
 def test_a_speaker_from_before_the_style_sums_is_summed_once(
     engine: str, tmp_path: Path, request: pytest.FixtureRequest
@@ -291,21 +315,7 @@ def test_a_speaker_from_before_the_style_sums_is_summed_once(
     (the voiceprint sums are kept as they were)."""
     from voxmem.memory.speakers import space_sums
 
-    def open_catalog() -> CatalogBackend:
-        if engine == "sqlite":
-            return SQLiteCatalog(tmp_path / "catalog.sqlite3")
-        from voxmem.memory.catalog_pg import PostgresCatalog
-
-        return PostgresCatalog(url)
-
-    url = fresh_database(request.getfixturevalue("pg")) if engine == "postgresql" else ""
-    catalog = open_catalog()
-    a = Speaker("spk_a", "t", None, _vec(1, 4), 0, 1.0, 1.0)
-    _store(catalog, [_segment(i, speaker_id="spk_a") for i in range(4)], a)
-    _back_to(catalog, engine, 4)
-    catalog.close()
-    catalog = open_catalog()
-    assert catalog.schema_version == 5  # type: ignore[attr-defined]
+    a, catalog = _migrated_from(4, engine, tmp_path, request)
     assert catalog.speaker_sums("t", "style_raw") == {"spk_a": (None, 0)}
     with catalog.write() as tx:
         # a stored speaker with no sum row at all (an older writer's) put again: unknown,
@@ -394,21 +404,7 @@ def test_a_speaker_from_before_the_sums_is_summed_once(
     from then on."""
     from voxmem.memory.speakers import print_sums, space_sums
 
-    def open_catalog() -> CatalogBackend:
-        if engine == "sqlite":
-            return SQLiteCatalog(tmp_path / "catalog.sqlite3")
-        from voxmem.memory.catalog_pg import PostgresCatalog
-
-        return PostgresCatalog(url)
-
-    url = fresh_database(request.getfixturevalue("pg")) if engine == "postgresql" else ""
-    catalog = open_catalog()
-    a = Speaker("spk_a", "t", None, _vec(1, 4), 0, 1.0, 1.0)
-    _store(catalog, [_segment(i, speaker_id="spk_a") for i in range(4)], a)
-    _back_to(catalog, engine, 3)
-    catalog.close()
-    catalog = open_catalog()
-    assert catalog.schema_version == 5  # type: ignore[attr-defined]
+    _, catalog = _migrated_from(3, engine, tmp_path, request)
     with catalog.write() as tx:
         assert tx.print_sums(["spk_a"]) == {"spk_a": (None, 0)}
         tx.add_segment(_segment(4, speaker_id="spk_a"), "audio/t/x.flac")  # stays unknown

@@ -335,6 +335,18 @@ def test_style_baselines_follow_writes_from_this_and_other_threads(memory: Audio
     assert sorted(float(b[0]) for b in memory.style_baselines("t").values()) == [10.0, 20.0, 30.0]
 
 
+def _store_styled(memory: AudioMemory, seeds: tuple[int, ...], n: int) -> None:
+    """Per seed, a speaker's session of ``n`` turns whose raw style functionals are all
+    ``seed + i``."""
+    for k, seed in enumerate(seeds):
+        batch = []
+        for i in range(n):
+            t = _turn(memory, f"turn {seed} {i}", _voice(memory, k + 1), seed + i)
+            t.vectors["style_raw"] = np.full(88, float(seed + i), np.float32)
+            batch.append(t)
+        memory.add_segments(batch, tenant="t", session=f"s{k}")
+
+
 def test_style_baselines_are_the_catalogs_running_sums_not_a_read_of_every_turn(
     memory: AudioMemory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -342,13 +354,7 @@ def test_style_baselines_are_the_catalogs_running_sums_not_a_read_of_every_turn(
     turns come, move and go: asking for it after each write reads a row per speaker,
     never every turn of the tenant (which, at 100k turns, took about a second a query
     in a live conversation, where every exchange stores a turn)."""
-    for k, seed in enumerate((10, 20, 30)):
-        batch = []
-        for i in range(4):
-            t = _turn(memory, f"turn {seed} {i}", _voice(memory, k + 1), seed + i)
-            t.vectors["style_raw"] = np.full(88, float(seed + i), np.float32)
-            batch.append(t)
-        memory.add_segments(batch, tenant="t", session=f"s{k}")
+    _store_styled(memory, (10, 20, 30), 4)
 
     def no_full_read(*args: object, **kw: object) -> object:
         raise AssertionError("read every turn of the tenant")
@@ -375,13 +381,7 @@ def test_style_baselines_of_speakers_from_before_the_sums_are_summed_once(
 ) -> None:
     """Speakers a catalog older than the style sums knew have unknown sums: the first
     baseline asked for sums their turns once and keeps the sums; later ones read them."""
-    for k, seed in enumerate((10, 20)):
-        batch = []
-        for i in range(3):
-            t = _turn(memory, f"turn {seed} {i}", _voice(memory, k + 1), seed + i)
-            t.vectors["style_raw"] = np.full(88, float(seed + i), np.float32)
-            batch.append(t)
-        memory.add_segments(batch, tenant="t", session=f"s{k}")
+    _store_styled(memory, (10, 20), 3)
     with memory.catalog.write() as tx:  # as the migration leaves them
         tx.execute("UPDATE style_sums SET total = NULL, n = 0")
     assert all(t is None for t, _ in memory.catalog.speaker_sums("t", "style_raw").values())
@@ -400,13 +400,7 @@ def test_means_of_a_space_not_summed_read_every_turn_of_the_tenant(
     """A per-speaker mean of a space the catalog keeps no sums of is read turn by turn:
     a read that fills its limit (turns stored since they were counted) is read again,
     larger."""
-    for k, seed in enumerate((10, 20, 30)):
-        batch = []
-        for i in range(4):
-            t = _turn(memory, f"turn {seed} {i}", _voice(memory, k + 1), seed + i)
-            t.vectors["style_raw"] = np.full(88, float(seed + i), np.float32)
-            batch.append(t)
-        memory.add_segments(batch, tenant="t", session=f"s{k}")
+    _store_styled(memory, (10, 20, 30), 4)
     real = memory.catalog.counts
     monkeypatch.setattr(memory.catalog, "counts", lambda t: {**real(t), "segments": 2})
     monkeypatch.setattr("voxmem.memory.store.SUMMED_SPACES", {})  # style_raw as unsummed
