@@ -40,7 +40,12 @@ SCHEMA_VERSION = 5
 #: SQL functions only connections of this version define, called by triggers on the
 #: turns, so that a process of an older version cannot change turns behind the sums (a
 #: later schema keeps defining each earlier one, as the earlier triggers name it)
-WRITER_CHECKS = ("voxmem_writer_schema_4", "voxmem_writer_schema_5")
+WRITER_CHECKS = {
+    4: "voxmem_writer_schema_4",
+    # named so that an older process's refused write says what to do: "no such function:
+    # voxmem_is_older_than_schema_5_stop_and_upgrade_it"
+    5: "voxmem_is_older_than_schema_5_stop_and_upgrade_it",
+}
 #: the spaces whose per-speaker running sums the catalog keeps, and their tables: the
 #: voiceprints (a speaker's centroid, recomputed by a forget) and the raw style
 #: functionals (how a person usually talks, the baseline a style query judges against)
@@ -70,7 +75,7 @@ def _writers_from(schema: int) -> list[str]:
     """Triggers that let only connections of ``schema`` or later change turns."""
     return [
         f"CREATE TRIGGER segments_schema{schema}_{name} BEFORE {event} ON segments "
-        f"BEGIN SELECT voxmem_writer_schema_{schema}(); END"
+        f"BEGIN SELECT {WRITER_CHECKS[schema]}(); END"
         for name, event in _GUARDED
     ]
 
@@ -408,18 +413,24 @@ class SqlCatalog:
             for r in rows
         ]
 
-    def shared_prefixes(self, prefixes: Sequence[bytes]) -> set[bytes]:
-        """Which of these vector prefixes still begin a stored vector."""
-        if not prefixes:
-            return set()
-        marks = ",".join("?" * len(prefixes))
-        n = len(prefixes[0])
-        rows = self.read().execute(
-            f"SELECT DISTINCT substr(data, 1, {n}) FROM vectors "
-            f"WHERE substr(data, 1, {n}) IN ({marks})",
-            tuple(prefixes),
-        )
-        return {bytes(r[0]) for r in rows}
+    def shared_windows(self, windows: Sequence[tuple[int, bytes]]) -> set[tuple[int, bytes]]:
+        """Which of these (byte offset, bytes) a stored vector still holds at that
+        offset."""
+        out: set[tuple[int, bytes]] = set()
+        by_place: dict[tuple[int, int], list[bytes]] = {}
+        for at, data in dict.fromkeys(windows):
+            by_place.setdefault((int(at), len(data)), []).append(bytes(data))
+        for (at, n), wanted in by_place.items():
+            for start in range(0, len(wanted), CHUNK):
+                chunk = wanted[start : start + CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = self.read().execute(
+                    f"SELECT DISTINCT substr(data, {at + 1}, {n}) FROM vectors "
+                    f"WHERE substr(data, {at + 1}, {n}) IN ({marks})",
+                    tuple(chunk),
+                )
+                out |= {(at, bytes(r[0])) for r in rows}
+        return out
 
     def unindexed(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -460,7 +471,7 @@ class SQLiteCatalog(SqlCatalog):
                 check_same_thread=False,
             )
             conn.row_factory = sqlite3.Row
-            for check in WRITER_CHECKS:
+            for check in WRITER_CHECKS.values():
                 conn.create_function(check, 0, _writer_ok, deterministic=True)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode = WAL")

@@ -357,10 +357,10 @@ class MemoryCatalog(_Reads):
             segs = [self._s.segments[i] for i in segment_ids if i in self._s.segments]
             return [v.tobytes() for s in segs for v in s.vectors.values()]
 
-    def shared_prefixes(self, prefixes: Sequence[bytes]) -> set[bytes]:
+    def shared_windows(self, windows: Sequence[tuple[int, bytes]]) -> set[tuple[int, bytes]]:
         with self._lock:
             stored = [v.tobytes() for s in self._s.segments.values() for v in s.vectors.values()]
-        return {p for p in prefixes if any(b.startswith(p) for b in stored)}
+        return {(at, b) for at, b in windows if any(v[at : at + len(b)] == b for v in stored)}
 
     def space_dims(self) -> dict[str, int]:
         return {space: dim for space, (dim, _) in self._s.spaces.items()}

@@ -43,7 +43,7 @@ from typing import Any
 
 from voxmem.memory.audio_files import AudioStore
 from voxmem.memory.entries import ALL_SPACES
-from voxmem.memory.index import stored_forms
+from voxmem.memory.index import needle_offset, stored_forms
 from voxmem.memory.protocols import CatalogBackend, CatalogWrite, ForgetJob, IndexBackend
 from voxmem.memory.records import (
     CatalogBusy,
@@ -58,6 +58,8 @@ from voxmem.memory.speakers import print_sums, recompute_centroid
 CHECK_SEGMENTS = 200
 #: bytes of each vector looked for in the index files
 NEEDLE_BYTES = 32
+#: where in a forgotten vector the bytes looked for begin, and those bytes in each form
+Needle = tuple[int, tuple[bytes, ...]]
 
 #: seconds after which another machine's claim on a job that was not renewed (each step
 #: renews it) is taken over: longer than the slowest step, a compaction of a big tenant
@@ -122,7 +124,7 @@ class Forgetting:
         self.erase_entries = erase_entries
         #: the bytes to look for in the index files, per job this process has begun: a
         #: job asked again after a failed step no longer finds them in the catalog
-        self._needles_of: dict[str, list[tuple[bytes, ...]]] = {}
+        self._needles_of: dict[str, list[Needle]] = {}
         #: seconds each step of the last job run here took: ``catalog`` (rows, audio and
         #: speakers erased), ``index`` (entries erased, the index's files vacuumed) and
         #: ``check`` (the files searched for the forgotten vectors, rebuilt while found)
@@ -274,21 +276,23 @@ class Forgetting:
             tx.delete_items(job.tenant, job.created_at)
             tx.drop_tenant_if_empty(job.tenant)
 
-    def _needles(self, job: ForgetJob) -> list[tuple[bytes, ...]]:
-        """Per forgotten vector (of up to CHECK_SEGMENTS turns), its first bytes in every
-        form the index files may hold it (as stored, and as Chroma normalises it)."""
+    def _needles(self, job: ForgetJob) -> list[Needle]:
+        """Per forgotten vector (of up to CHECK_SEGMENTS turns), where its bytes to look
+        for begin and those bytes in every form the index files may hold it (as stored,
+        and as Chroma normalises it); none for a vector of zeros only."""
         if job.state != "erase":
             return []  # the vectors are gone from the catalog: nothing to look for
         vectors = self.catalog.vector_bytes(list(job.segments[:CHECK_SEGMENTS]))
-        return [stored_forms(v, NEEDLE_BYTES) for v in vectors]
+        found = [(needle_offset(v, NEEDLE_BYTES), stored_forms(v, NEEDLE_BYTES)) for v in vectors]
+        return [(at, forms) for at, forms in found if at is not None and forms]
 
-    def _compact(self, tenant: str, forms: list[tuple[bytes, ...]], rebuild: bool) -> None:
+    def _compact(self, tenant: str, found: list[Needle], rebuild: bool) -> None:
         """Check that the index files hold no forgotten vector (after ``everything``,
         rebuild the tenant's collections first); while they still do, rebuild the
         tenants whose files hold one."""
         if rebuild:
             self.rebuild_clean([tenant])
-        needles = [n for f in forms if f for n in f]
+        needles = [n for _, f in found for n in f]
         holders = self.index.holds(needles)
         if not holders:
             return
@@ -298,10 +302,10 @@ class Forgetting:
             holders = self.index.holds(needles)
             if not holders:
                 return
-        # a vector that a live turn also begins with is not a forgotten one (asked only
-        # now, and once: each ask reads every stored vector)
-        shared = self.catalog.shared_prefixes([f[0] for f in forms if f])
-        needles = [n for f in forms if f and f[0] not in shared for n in f]
+        # a vector that a live turn also holds at the same place is not a forgotten one
+        # (asked only now, and once: each ask reads every stored vector)
+        shared = self.catalog.shared_windows([(at, f[0]) for at, f in found])
+        needles = [n for at, f in found if (at, f[0]) not in shared for n in f]
         holders = self.index.holds(needles) if shared else holders
         for _ in range(3):
             if not holders:

@@ -624,16 +624,31 @@ def erase_embedded(path: Path) -> None:
     shutil.rmtree(path)
 
 
-def stored_forms(vector: bytes, prefix: int) -> tuple[bytes, ...]:
-    """The first ``prefix`` bytes of a float32 vector as a cosine collection's graph file
-    may hold it: as given, and as HNSW normalises it again when it stores it (a unit
-    vector's last bits can change), summed in order or pairwise, in float32 or in
-    double (the form as given first). A search of the index files for forgotten
-    vectors looks for each form."""
+def needle_offset(vector: bytes, prefix: int) -> int | None:
+    """Where in a float32 vector the ``prefix`` bytes a search looks for begin: at its
+    start, unless it starts with zeros (a sparse or one-hot vector, whose leading zero
+    bytes are found in every file), then at its first nonzero value (or as near as the
+    window fits). None for a vector of zeros only: nothing in it can be told from the
+    zero padding everywhere, and it holds nothing to erase."""
     v = np.frombuffer(vector, np.float32)
-    if not v.size:
+    nonzero = np.flatnonzero(v)
+    if not nonzero.size:
+        return None
+    return 4 * int(min(nonzero[0], max(0, v.size - prefix // 4)))
+
+
+def stored_forms(vector: bytes, prefix: int) -> tuple[bytes, ...]:
+    """``prefix`` bytes of a float32 vector (from ``needle_offset``: its first bytes,
+    unless they are zeros) as a cosine collection's graph file may hold them: as
+    given, and as HNSW normalises it again when it stores it (a unit vector's last bits
+    can change), summed in order or pairwise, in float32 or in double (the form as
+    given first). A search of the index files for forgotten vectors looks for each
+    form. None for a vector of zeros only."""
+    v = np.frombuffer(vector, np.float32)
+    at = needle_offset(vector, prefix)
+    if at is None:
         return ()
-    given = bytes(vector[:prefix])
+    given = bytes(vector[at : at + prefix])
     forms: set[bytes] = set()
     squares = v * v
     sums = (
@@ -643,7 +658,7 @@ def stored_forms(vector: bytes, prefix: int) -> tuple[bytes, ...]:
     )
     for total in sums:
         norm = np.float32(1.0) / (np.sqrt(np.float32(total)) + np.float32(1e-30))
-        forms.add((v * norm).astype(np.float32).tobytes()[:prefix])
+        forms.add((v * norm).astype(np.float32).tobytes()[at : at + prefix])
     return (given, *sorted(forms - {given}))
 
 

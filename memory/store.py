@@ -31,7 +31,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -379,15 +379,24 @@ class AudioMemory:
             duration = max(t.end for t in turns)
         return self._store(tenant, session, role, source, duration, turns, speaker_id=speaker_id)
 
-    def _check_vectors(self, vectors: Mapping[str, np.ndarray]) -> None:
-        dims = self._space_dims()
+    def _check_vectors(
+        self, vectors: Mapping[str, np.ndarray], batch: dict[str, int] | None = None
+    ) -> None:
+        """Each vector of a known space, finite, of the size this memory stores for its
+        space; ``batch``: the sizes of spaces not stored yet, as the batch's first vector
+        of each gave them (every later one must match)."""
+        dims = self._space_dims(vectors)
         for space, v in vectors.items():
             if space not in SPACES and space not in RAW_SPACES:
                 raise WrongDimension(f"unknown space {space!r}; spaces are {', '.join(SPACES)}")
             arr = np.asarray(v)
-            want = dims.get(space) or (
-                self._perception.dims.get(space) if self._perception else None
+            want = (
+                dims.get(space)
+                or (self._perception.dims.get(space) if self._perception else None)
+                or (batch or {}).get(space)
             )
+            if batch is not None and want is None and arr.ndim == 1:
+                batch[space] = arr.shape[0]
             if arr.ndim != 1 or (want is not None and arr.shape[0] != want):
                 raise WrongDimension(
                     f"{space} vectors here have {want} dimensions, got shape "
@@ -412,8 +421,11 @@ class AudioMemory:
             f"rec_{uuid.uuid4().hex[:16]}", tenant, session, source, duration, now
         )
         segments: Segments = []
+        # every turn checked before any audio is written: a refused batch leaves nothing
+        batch: dict[str, int] = {}
+        for turn in turns:
+            self._check_vectors(turn.vectors, batch)
         for turn, turn_role in zip(turns, roles, strict=True):
-            self._check_vectors(turn.vectors)
             seg = Segment(
                 f"seg_{uuid.uuid4().hex}",
                 tenant,
@@ -436,8 +448,12 @@ class AudioMemory:
             segments.append(seg)
         names = self._perception.encoder_names if self._perception else {}
         with self.catalog.write() as tx:
-            if turns:
-                tx.register_spaces({s: len(v) for s, v in turns[0].vectors.items()}, names)
+            sizes: dict[str, int] = {}
+            for turn in turns:
+                for space, v in turn.vectors.items():
+                    sizes.setdefault(space, len(v))
+            if sizes:
+                tx.register_spaces(sizes, names)
             tx.ensure_tenant(tenant, now)
             tx.add_recording(recording)
             for seg, turn in zip(segments, turns, strict=True):
@@ -472,10 +488,11 @@ class AudioMemory:
                 self.index.delete(tenant, space, sorted(gone))
         return segments
 
-    def _space_dims(self) -> dict[str, int]:
+    def _space_dims(self, asked: Iterable[str] = SPACES) -> dict[str, int]:
         # a space's dimension never changes once stored (register_spaces refuses that),
-        # so the catalog is read again only when a space is missing from what was read
-        if not set(SPACES) <= set(self._dims):
+        # so the catalog is read again only when an asked space is missing from what was
+        # read (another process may have stored it since)
+        if not set(asked) <= set(self._dims):
             self._dims = self.catalog.space_dims()
         return self._dims
 

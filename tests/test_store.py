@@ -305,13 +305,13 @@ def test_a_forget_asks_which_vectors_live_turns_share_only_when_the_files_hold_o
     for i in range(6):
         _add(memory, "acme", "gone" if i < 4 else "keep", marker(), i + 10, freq=200 + 50 * i)
     asks: list[int] = []
-    real = memory.catalog.shared_prefixes
+    real = memory.catalog.shared_windows
 
-    def counted(prefixes: Sequence[bytes]) -> set[bytes]:
-        asks.append(len(prefixes))
-        return real(prefixes)
+    def counted(windows: Sequence[tuple[int, bytes]]) -> set[tuple[int, bytes]]:
+        asks.append(len(windows))
+        return real(windows)
 
-    monkeypatch.setattr(memory.catalog, "shared_prefixes", counted)
+    monkeypatch.setattr(memory.catalog, "shared_windows", counted)
     rebuilt: list[object] = []
     monkeypatch.setattr(memory.forgetting, "rebuild_clean", rebuilt.append)
     assert memory.forget("acme", session="gone") == 4
@@ -322,6 +322,82 @@ def test_a_forget_asks_which_vectors_live_turns_share_only_when_the_files_hold_o
     assert memory.forget("acme", session="twin1") == 1
     assert asks == [len(SPACES)] and rebuilt == []  # shared, so not a forgotten vector
     assert memory.verify(repair=False).ok
+
+
+def test_a_raw_style_vector_of_the_wrong_size_is_refused_in_any_batch(
+    memory: AudioMemory, tmp_path: Path
+) -> None:
+    """``style_raw`` has one size per memory, like every space: a turn whose raw style
+    vector has another size is refused with WrongDimension, whether the size is stored
+    already (also by a process that had read the sizes before) or set by an earlier turn
+    of the same batch, and a refused batch writes no audio. Accepted, it would make its
+    speaker's running style sum the wrong size, and every later turn of that voice fail."""
+    from voxmem.memory.records import NewSegment
+
+    def turn(seed: int, raw: int | None) -> NewSegment:
+        vecs = vectors(memory, seed)
+        if raw is not None:
+            vecs["style_raw"] = np.full(raw, 1.0, np.float32)
+        return NewSegment(tone(300 + seed), marker(), vecs)
+
+    def audio_files() -> int:
+        return sum(1 for f in (tmp_path / "mem").rglob("*.flac"))
+
+    memory.add_segments([turn(1, None)], tenant="t", session="s")  # sizes read, no style_raw
+    other = open_fake(tmp_path / "mem")
+    other.add_segments([turn(2, 88)], tenant="t", session="s")  # style_raw stored: 88
+    before = audio_files()
+    for batch in ([turn(3, None), turn(4, 10)], [turn(5, 10)]):
+        with pytest.raises(WrongDimension, match="style_raw vectors here have 88"):
+            memory.add_segments(batch, tenant="t", session="s")
+    fresh = open_fake(tmp_path / "fresh")
+    with pytest.raises(WrongDimension, match="style_raw vectors here have 88"):
+        fresh.add_segments([turn(6, 88), turn(7, 10)], tenant="t", session="s")
+    assert audio_files() == before and not list((tmp_path / "fresh").rglob("*.flac"))
+    assert len(memory.list("t")) == 2
+    memory.add_segments([turn(8, 88)], tenant="t", session="s")  # a right one still goes in
+    assert len(memory.list("t")) == 3
+    other.close()
+    fresh.close()
+
+
+def test_forgetting_sparse_vectors_checks_their_nonzero_bytes(memory: AudioMemory) -> None:
+    """Vectors that begin with zeros (sparse or one-hot vectors a library user stores,
+    or a silent clip's) are looked for in the index files from their first nonzero
+    value: their leading zero bytes are in every file, so looking for those could never
+    find the vector gone, and a forget of everything failed. A vector of zeros only has
+    nothing to look for. The check still finds a sparse vector left behind."""
+    from voxmem.memory.index import Needles, needle_offset, stored_forms
+
+    def sparse(seed: int) -> dict[str, np.ndarray]:
+        out = vectors(memory, seed)
+        hot = np.zeros_like(out["text"])
+        hot[10 + seed] = -1.0  # one-hot, past the first 32 bytes
+        out["text"] = hot
+        return out
+
+    for i in range(4):
+        memory.add_segment(
+            tone(300 + 40 * i), tenant="t", session="s", transcript=marker(), vectors=sparse(i)
+        )
+    memory.add_segment(
+        tone(700),
+        tenant="t",
+        session="s",
+        transcript=marker(),
+        vectors={**vectors(memory, 9), "style": np.zeros(memory.perception.dims["style"])},
+    )
+    assert memory.forget("t", everything=True) == 5
+    assert memory.tenants() == []
+    assert memory.verify(repair=False).ok
+    text = sparse(2)["text"].tobytes()
+    assert needle_offset(text, 32) == 4 * 12
+    forms = stored_forms(text, 32)
+    assert forms and forms[0] == text[48:80]
+    assert Needles(forms).found_in(bytes(64) + text + bytes(64))
+    assert not Needles(forms).found_in(bytes(4096))
+    assert stored_forms(bytes(64), 32) == () and needle_offset(bytes(64), 32) is None
+    assert needle_offset(vectors(memory, 1)["text"].tobytes(), 32) == 0  # dense: its start
 
 
 def test_forget_recomputes_or_drops_speakers(memory: AudioMemory) -> None:
