@@ -471,7 +471,8 @@ class SQLiteCatalog(SqlCatalog):
                 check_same_thread=False,
             )
             conn.row_factory = sqlite3.Row
-            for check in WRITER_CHECKS.values():
+            # and the name schema 5's triggers had in the first catalogs made at it
+            for check in (*WRITER_CHECKS.values(), "voxmem_writer_schema_5"):
                 conn.create_function(check, 0, _writer_ok, deterministic=True)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode = WAL")

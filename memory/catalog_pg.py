@@ -377,7 +377,7 @@ def _configure(conn: Any) -> None:
     ms at 100k turns; 3.7 ms by the key, timed once on the catalog alone). The catalog's
     reads and deletes of turns go by a key or a tenant's index, so a sequential scan is
     taken only where no index serves (the few whole-table reads: the audio's keys, the
-    turns waiting for the index, the shared prefixes a forget checks), and no query is
+    turns waiting for the index, the vector bytes a forget checks), and no query is
     compiled (JIT), which such a scan's disabled cost would otherwise call for. These
     are session settings: behind a pooler that hands out connections per transaction, a
     write sets them for its transaction (``write``); for reads, set them on the

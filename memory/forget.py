@@ -58,6 +58,8 @@ from voxmem.memory.speakers import print_sums, recompute_centroid
 CHECK_SEGMENTS = 200
 #: bytes of each vector looked for in the index files
 NEEDLE_BYTES = 32
+#: distinct nonzero 4-byte values a window needs to tell its vector from others
+MIN_DISTINCT = 3
 #: where in a forgotten vector the bytes looked for begin, and those bytes in each form
 Needle = tuple[int, tuple[bytes, ...]]
 
@@ -100,6 +102,13 @@ def _claimable(owner: str | None) -> bool:
     except PermissionError:
         return False
     return False
+
+
+def distinctive(window: bytes) -> bool:
+    """Whether a vector's window has MIN_DISTINCT distinct nonzero 4-byte values: enough
+    that no unrelated vector holds the same bytes."""
+    words = {window[i : i + 4] for i in range(0, len(window) - 3, 4)}
+    return len(words - {bytes(4)}) >= MIN_DISTINCT
 
 
 def selector_key(selector: Mapping[str, Any]) -> str:
@@ -284,14 +293,23 @@ class Forgetting:
             return []  # the vectors are gone from the catalog: nothing to look for
         vectors = self.catalog.vector_bytes(list(job.segments[:CHECK_SEGMENTS]))
         found = [(needle_offset(v, NEEDLE_BYTES), stored_forms(v, NEEDLE_BYTES)) for v in vectors]
-        return [(at, forms) for at, forms in found if at is not None and forms]
+        # a window of fewer than MIN_DISTINCT distinct values (a one-hot vector's one value
+        # among zeros) is also held by unrelated vectors, at any place: it is kept with no
+        # bytes to look for, and the tenant is rebuilt instead (``_compact``)
+        return [
+            (at, forms if distinctive(forms[0]) else ())
+            for at, forms in found
+            if at is not None and forms
+        ]
 
     def _compact(self, tenant: str, found: list[Needle], rebuild: bool) -> None:
-        """Check that the index files hold no forgotten vector (after ``everything``,
-        rebuild the tenant's collections first); while they still do, rebuild the
-        tenants whose files hold one."""
-        if rebuild:
+        """Check that the index files hold no forgotten vector (after ``everything``, or
+        when a forgotten vector has too few distinct values to be looked for, rebuild
+        the tenant's collections first); while they still do, rebuild the tenants whose
+        files hold one."""
+        if rebuild or any(not f for _, f in found):
             self.rebuild_clean([tenant])
+        found = [(at, f) for at, f in found if f]
         needles = [n for _, f in found for n in f]
         holders = self.index.holds(needles)
         if not holders:
@@ -303,7 +321,7 @@ class Forgetting:
             if not holders:
                 return
         # a vector that a live turn also holds at the same place is not a forgotten one
-        # (asked only now, and once: each ask reads every stored vector)
+        # (asked only now: each ask reads every stored vector, once per window place)
         shared = self.catalog.shared_windows([(at, f[0]) for at, f in found])
         needles = [n for at, f in found if (at, f[0]) not in shared for n in f]
         holders = self.index.holds(needles) if shared else holders

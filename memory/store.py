@@ -27,6 +27,7 @@ lacks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
@@ -447,6 +448,47 @@ class AudioMemory:
             self.files.write(turn.audio, tenant, seg.id)
             segments.append(seg)
         names = self._perception.encoder_names if self._perception else {}
+        try:
+            self._commit(tenant, recording, segments, turns, names, now, speaker_id)
+        except (WrongDimension, UnknownSpeaker):
+            # refused inside the transaction (a size another process stored meanwhile, an
+            # unknown speaker): nothing was stored, so neither is the audio
+            for seg in segments:
+                with contextlib.suppress(Exception):
+                    self.files.erase(tenant, seg.id)
+            raise
+        try:
+            index_segments(self.index, tenant, segments)
+        except IndexUnavailable as exc:
+            with self.catalog.write() as tx:
+                tx.mark_unindexed(tenant, [s.id for s in segments])
+            raise IndexPending(
+                f"{len(segments)} turn(s) were stored (ids {', '.join(s.id for s in segments)}) "
+                f"but the index failed ({exc}); do not store them again: they are indexed "
+                "when the memory is next opened, or with `voxmem verify`",
+                segments,
+            ) from exc
+        # a forget that ran between the commit and the index writes must not find its
+        # turns indexed again after it: the catalog decides
+        ids = [s.id for s in segments]
+        gone = set(ids) - set(self._segments_of(tenant, ids))
+        if gone:
+            for space in SPACES:
+                self.index.delete(tenant, space, sorted(gone))
+        return segments
+
+    def _commit(
+        self,
+        tenant: str,
+        recording: Recording,
+        segments: Segments,
+        turns: Sequence[PerceivedTurn],
+        names: Mapping[str, str],
+        now: float,
+        speaker_id: str | None,
+    ) -> None:
+        """The store's one catalog transaction: spaces, tenant, recording, and each
+        turn's speaker (matched, or ``speaker_id``) and row."""
         with self.catalog.write() as tx:
             sizes: dict[str, int] = {}
             for turn in turns:
@@ -468,25 +510,6 @@ class AudioMemory:
                         self.speaker_params,
                     )
                 tx.add_segment(seg, self.files.relative(tenant, seg.id))
-        try:
-            index_segments(self.index, tenant, segments)
-        except IndexUnavailable as exc:
-            with self.catalog.write() as tx:
-                tx.mark_unindexed(tenant, [s.id for s in segments])
-            raise IndexPending(
-                f"{len(segments)} turn(s) were stored (ids {', '.join(s.id for s in segments)}) "
-                f"but the index failed ({exc}); do not store them again: they are indexed "
-                "when the memory is next opened, or with `voxmem verify`",
-                segments,
-            ) from exc
-        # a forget that ran between the commit and the index writes must not find its
-        # turns indexed again after it: the catalog decides
-        ids = [s.id for s in segments]
-        gone = set(ids) - set(self._segments_of(tenant, ids))
-        if gone:
-            for space in SPACES:
-                self.index.delete(tenant, space, sorted(gone))
-        return segments
 
     def _space_dims(self, asked: Iterable[str] = SPACES) -> dict[str, int]:
         # a space's dimension never changes once stored (register_spaces refuses that),

@@ -474,6 +474,27 @@ def test_a_voxmem_older_than_the_sums_cannot_change_turns(
     catalog.close()
 
 
+def test_a_catalog_from_the_first_schema_5_triggers_still_takes_writes(tmp_path: Path) -> None:
+    """The first catalogs made at schema 5 had their writer triggers call
+    ``voxmem_writer_schema_5``: this version still defines that name."""
+    catalog = SQLiteCatalog(tmp_path / "catalog.sqlite3")
+    _store(catalog, [_segment(i, speaker_id=None) for i in range(2)])
+    with catalog.write() as tx:
+        for name, event in (("insert", "INSERT"), ("delete", "DELETE")):
+            tx.execute(f"DROP TRIGGER segments_schema5_{name}")
+            tx.execute(
+                f"CREATE TRIGGER segments_schema5_{name} BEFORE {event} ON segments "
+                "BEGIN SELECT voxmem_writer_schema_5(); END"
+            )
+    catalog.close()
+    catalog = SQLiteCatalog(tmp_path / "catalog.sqlite3")
+    with catalog.write() as tx:
+        tx.delete_segments(["seg_t_0"])
+        tx.add_segment(_segment(5), "audio/t/seg_t_5.flac")
+    assert [s.id for s in catalog.segments("t")] == ["seg_t_1", "seg_t_5"]
+    catalog.close()
+
+
 def test_forget_jobs_hide_then_erase(catalog: CatalogBackend) -> None:
     spk = Speaker("spk_a", "t", None, _vec(1, 4), 3, 1.0, 1.0)
     _store(catalog, [_segment(i, speaker_id="spk_a") for i in range(3)], spk)

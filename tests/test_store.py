@@ -361,12 +361,36 @@ def test_a_raw_style_vector_of_the_wrong_size_is_refused_in_any_batch(
     fresh.close()
 
 
+def test_a_turn_refused_inside_the_transaction_leaves_no_audio(
+    memory: AudioMemory, tmp_path: Path
+) -> None:
+    """A store refused once its audio is written (an unknown speaker to pin the turn to,
+    or a vector size another process stored meanwhile) erases that audio: nothing of a
+    turn that was not stored stays on disk."""
+    memory.add_segment(
+        tone(300), tenant="t", session="s", transcript=marker(), vectors=vectors(memory, 1)
+    )
+    before = sorted((tmp_path / "mem").rglob("*.flac"))
+    with pytest.raises(UnknownSpeaker):
+        memory.add_segment(
+            tone(400),
+            tenant="t",
+            session="s",
+            transcript=marker(),
+            vectors=vectors(memory, 2),
+            speaker_id="nobody",
+        )
+    assert sorted((tmp_path / "mem").rglob("*.flac")) == before
+    assert len(memory.list("t")) == 1 and memory.verify(repair=False).ok
+
+
 def test_forgetting_sparse_vectors_checks_their_nonzero_bytes(memory: AudioMemory) -> None:
     """Vectors that begin with zeros (sparse or one-hot vectors a library user stores,
     or a silent clip's) are looked for in the index files from their first nonzero
     value: their leading zero bytes are in every file, so looking for those could never
     find the vector gone, and a forget of everything failed. A vector of zeros only has
     nothing to look for. The check still finds a sparse vector left behind."""
+    from voxmem.memory.forget import distinctive
     from voxmem.memory.index import Needles, needle_offset, stored_forms
 
     def sparse(seed: int) -> dict[str, np.ndarray]:
@@ -378,16 +402,24 @@ def test_forgetting_sparse_vectors_checks_their_nonzero_bytes(memory: AudioMemor
 
     for i in range(4):
         memory.add_segment(
-            tone(300 + 40 * i), tenant="t", session="s", transcript=marker(), vectors=sparse(i)
+            tone(300 + 40 * i),
+            tenant="t",
+            session=f"s{i % 2}",
+            transcript=marker(),
+            vectors=sparse(i),
         )
+    # one of two one-hot vectors hot elsewhere: the other holds the same 32 bytes (its
+    # one value among zeros) at another place, so the tenant is rebuilt, not searched
+    assert memory.forget("t", session="s0") == 2
+    assert memory.verify(repair=False).ok
     memory.add_segment(
         tone(700),
         tenant="t",
-        session="s",
+        session="s1",
         transcript=marker(),
         vectors={**vectors(memory, 9), "style": np.zeros(memory.perception.dims["style"])},
     )
-    assert memory.forget("t", everything=True) == 5
+    assert memory.forget("t", everything=True) == 3
     assert memory.tenants() == []
     assert memory.verify(repair=False).ok
     text = sparse(2)["text"].tobytes()
@@ -397,7 +429,9 @@ def test_forgetting_sparse_vectors_checks_their_nonzero_bytes(memory: AudioMemor
     assert Needles(forms).found_in(bytes(64) + text + bytes(64))
     assert not Needles(forms).found_in(bytes(4096))
     assert stored_forms(bytes(64), 32) == () and needle_offset(bytes(64), 32) is None
-    assert needle_offset(vectors(memory, 1)["text"].tobytes(), 32) == 0  # dense: its start
+    dense = vectors(memory, 1)["text"].tobytes()
+    assert needle_offset(dense, 32) == 0  # dense: its start
+    assert distinctive(stored_forms(dense, 32)[0]) and not distinctive(forms[0])
 
 
 def test_forget_recomputes_or_drops_speakers(memory: AudioMemory) -> None:
