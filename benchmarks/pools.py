@@ -115,7 +115,7 @@ POOLS: dict[str, Pool] = {
         ),
         Pool(
             "plans/test_v5",
-            "dev",
+            "train",
             "plan",
             "plans/test_v5.jsonl",
             sha256="b07bc303880eff4916d2010fe9dd0ac8f6627d9e02716cec303339a62dd09be5",
@@ -123,29 +123,32 @@ POOLS: dict[str, Pool] = {
             note="420 instructions (70 not in English); a test pool until its figure was "
             "reported (three runs of successive planners, the last on 0918e65), then read to "
             "change the planner: a tuning figure "
-            "since 2026-12-04, superseded as a test by plans/test_v6",
+            "since 2026-12-04, superseded as a test by plans/test_v6; the planner learns from it "
+            "since 2026-12-05 (a train pool: any figure on it is a training figure)",
         ),
         Pool(
             "plans/test_v4",
-            "dev",
+            "train",
             "plan",
             "plans/test_v4.jsonl",
             sha256="1e120afe7d2e4213d48f7185905428414e7d3b9f118721bbc3326d5f7796648a",
             speaker_names=("Priya", "Tomasz", "Aiko", "Mateo", "Grace"),
             note="420 instructions (70 not in English); a test pool until its figure was "
             "reported once (3c5b6ba), then read to change the planner: a tuning figure "
-            "since 2026-12-03, superseded as a test by plans/test_v5",
+            "since 2026-12-03, superseded as a test by plans/test_v5; the planner learns from it "
+            "since 2026-12-05 (a train pool: any figure on it is a training figure)",
         ),
         Pool(
             "plans/test_v3",
-            "dev",
+            "train",
             "plan",
             "plans/test_v3.jsonl",
             sha256="eee307b019129eeed8b9d1b374381590fe93ede9d67d2800a8e04c54ea52f918",
             speaker_names=("Lena", "Omar", "Beatriz", "Hiro", "Callum"),
             note="380 instructions (63 not in English); a test pool until its figure was "
             "reported once (5d0addd), then read to change the planner: a tuning figure "
-            "since 2026-12-03, superseded as a test by plans/test_v4",
+            "since 2026-12-03, superseded as a test by plans/test_v4; the planner learns from it "
+            "since 2026-12-05 (a train pool: any figure on it is a training figure)",
         ),
         Pool(
             "routing/test",

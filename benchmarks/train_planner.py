@@ -1,5 +1,9 @@
 """``benchmarks train-planner``: generate the corpus, train the planner, write its weights.
 
+The planner learns from the generated corpus (every word tagged) and from the written
+pools whose role is ``train`` (``TRAIN_POOLS``): their gold plans say what is asked,
+not which words ask it, so their words carry partial tags, learnt by EM.
+
 Deterministic for a seed (one BLAS thread, seeded initialisation and batches,
 features rounded before training): the same seed gives the same weights file,
 byte for byte. Prints accuracy on the generated dev corpus, whose wordings are
@@ -18,9 +22,11 @@ from pathlib import Path
 import numpy as np
 
 from voxmem.benchmarks.planner_corpus import Example, generate
+from voxmem.benchmarks.pools import PlanRow, PoolError, get_pool, load_plan_pool, tokens
 from voxmem.retrievers.planner import (
     _EDGE,
     HEADS,
+    REFERENCE_MIN_WORDS,
     SPANS,
     TAGS,
     WEIGHTS,
@@ -28,11 +34,19 @@ from voxmem.retrievers.planner import (
     PlanModel,
     WordEncoder,
     _span,
+    decode_tags,
+    is_english,
+    mlp,
     span_features,
     span_labels,
     weights_hash,
     word_features,
+    words_of,
 )
+
+#: the written pools the planner learns from beside the generated corpus: retired test
+#: pools whose errors were read (their role is ``train`` in ``pools.POOLS``)
+TRAIN_POOLS = ("plans/test_v3", "plans/test_v4", "plans/test_v5")
 
 
 @dataclass(frozen=True)
@@ -41,11 +55,16 @@ class TrainParams:
     dev: int = 2000
     tag_hidden: int = 192
     span_hidden: int = 128
-    tag_epochs: int = 6
+    tag_epochs: int = 10
     span_epochs: int = 20
     lr: float = 2e-3
     weight_decay: float = 1e-4
     input_dropout: float = 0.15
+    #: written pool rows: how often each is seen per epoch, and the epochs of the
+    #: generated corpus alone before they join (their tags are inferred by the model)
+    pools: tuple[str, ...] = TRAIN_POOLS
+    pool_repeat: int = 3
+    pool_warm: int = 1
 
 
 class _Adam:
@@ -70,6 +89,18 @@ def _init(rng: np.random.Generator, n_in: int, n_out: int) -> np.ndarray:
     return (rng.standard_normal((n_in, n_out)) * np.sqrt(2.0 / n_in)).astype(np.float32)
 
 
+@dataclass
+class Partial:
+    """Samples whose targets are distributions the model itself refines: ``targets``
+    gives them from the current weights at the start of each epoch from ``warm`` on
+    (an EM step), and each sample is seen ``repeat`` times an epoch."""
+
+    x: np.ndarray
+    targets: Callable[[dict[str, np.ndarray]], np.ndarray]
+    repeat: int
+    warm: int
+
+
 def _fit(
     x: np.ndarray,
     y: np.ndarray,
@@ -80,9 +111,10 @@ def _fit(
     batch: int,
     p: TrainParams,
     rng: np.random.Generator,
+    partial: Partial | None = None,
 ) -> dict[str, np.ndarray]:
     """A one-hidden-layer softmax classifier (``prefix.w1 .b1 .w2 .b2``), trained with
-    Adam on cross-entropy, with input dropout."""
+    Adam on cross-entropy, with input dropout; ``partial`` samples join with soft targets."""
     w = {
         f"{prefix}.w1": _init(rng, x.shape[1], hidden),
         f"{prefix}.b1": np.zeros(hidden, np.float32),
@@ -91,18 +123,29 @@ def _fit(
     }
     opt = _Adam(w, p.lr, p.weight_decay)
     keep = 1 - p.input_dropout
-    for _ in range(epochs):
-        order = rng.permutation(len(x))
-        for start in range(0, len(x), batch):
+    n = len(x)
+    for epoch in range(epochs):
+        q = None
+        samples = np.arange(n)
+        if partial is not None and epoch >= partial.warm and len(partial.x):
+            q = partial.targets(w).astype(np.float32)
+            extra = np.tile(np.arange(len(partial.x)), partial.repeat) + n
+            samples = np.concatenate([samples, extra])
+        order = samples[rng.permutation(len(samples))]
+        for start in range(0, len(order), batch):
             idx = order[start : start + batch]
-            xb = (x[idx] * (rng.random(x[idx].shape) < keep) / keep).astype(np.float32)
+            main, soft = idx[idx < n], idx[idx >= n] - n
+            xb = x[main] if not len(soft) else np.concatenate([x[main], partial.x[soft]])  # type: ignore[union-attr]
+            xb = (xb * (rng.random(xb.shape) < keep) / keep).astype(np.float32)
             pre = xb @ w[f"{prefix}.w1"] + w[f"{prefix}.b1"]
             h = np.maximum(pre, 0)
             z = h @ w[f"{prefix}.w2"] + w[f"{prefix}.b2"]
             z -= z.max(1, keepdims=True)
             prob = np.exp(z)
             prob /= prob.sum(1, keepdims=True)
-            prob[np.arange(len(idx)), y[idx]] -= 1
+            prob[np.arange(len(main)), y[main]] -= 1
+            if len(soft):
+                prob[len(main) :] -= q[soft]  # type: ignore[index]
             dz = prob / len(idx)
             dpre = (dz @ w[f"{prefix}.w2"].T) * (pre > 0)
             opt.step(
@@ -114,6 +157,98 @@ def _fit(
                 }
             )
     return w
+
+
+# --- pool rows: written instructions with their gold plans, tags partly known -------------
+
+#: what each plan attribute lets a word be tagged, beside the instruction's own wording
+_TAG_OF = {"speaker": "P", "style": "S", "environment": "E", "time": "T"}
+#: words a required tag needs at least (``REFERENCE_MIN_WORDS`` for the clip's words)
+_REQUIRED_WORDS = {"R": REFERENCE_MIN_WORDS}
+
+
+@dataclass(frozen=True)
+class PoolExample:
+    """A pool row as the tagger learns from it: which tags each word may carry (its
+    gold plan says which constraints are asked, not which words ask them), which tags
+    some word must carry, and the values the span classifiers should read."""
+
+    words: list[str]
+    has_reference: bool
+    names: tuple[str, ...]
+    allowed: np.ndarray  # (n_words, len(TAGS)) bool
+    required: tuple[str, ...]  # tags some word must carry (R: two words)
+    values: dict[str, str]  # span head -> gold value (style, environment, time)
+
+
+def pool_example(row: PlanRow, names: Sequence[str]) -> PoolExample | None:
+    """``row`` as partial tags, or None when it cannot be read that way (not English, or
+    a content key no word holds)."""
+    if row.lang != "en" or not is_english(row.text):
+        return None
+    words = words_of(" ".join(row.text.split())) or ["."]
+    keys = {t for t in tokens(row.content or "") if t != "s"}
+    word_tokens = [set(tokens(w)) - {"s"} for w in words]
+    if not keys <= set().union(*word_tokens):
+        return None
+    name = row.speaker[7:] if row.speaker.startswith("target:") else None
+    name_tokens = set(tokens(name)) if name else set()
+    free = {"O"}
+    required = []
+    for attr, tag in _TAG_OF.items():
+        value = getattr(row, attr)
+        if attr == "speaker":
+            if value == "same":
+                free.add(tag)
+                required.append(tag)
+        elif value not in (None, "any"):
+            free.add(tag)
+            required.append(tag)
+    if row.content_from_reference:
+        free.add("R")
+        required.append("R")
+    if row.role:
+        tag = "U" if row.role == "user" else "A"
+        free.add(tag)
+        required.append(tag)
+    allowed = np.zeros((len(words), len(TAGS)), bool)
+    named = False
+    for i, (w, toks) in enumerate(zip(words, word_tokens, strict=True)):
+        if name_tokens and toks and toks <= name_tokens:
+            allowed[i, TAGS.index("N")] = named = True
+            continue
+        ok = set(free)
+        if toks & keys or (keys and w.lower() in _EDGE):
+            ok.add("C")  # a key word, or a function word a content phrase may hold
+        if toks & keys and w.lower() not in _EDGE:
+            ok = {"C"}
+        allowed[i, [TAGS.index(t) for t in ok]] = True
+    if name_tokens and named:
+        required.append("N")
+    values = {
+        head: value.removeprefix("target:")
+        for head in SPANS.values()
+        if (value := getattr(row, head)) not in (None, "any")
+    }
+    return PoolExample(words, row.has_reference, tuple(names), allowed, tuple(required), values)
+
+
+def pool_examples(pools: Sequence[str]) -> list[PoolExample]:
+    """Every English row of ``pools`` (each must have the ``train`` role: a dev or test
+    pool never trains a model) that reads as partial tags."""
+    out = []
+    for name in pools:
+        pool = get_pool(name)
+        if pool.role != "train":
+            raise PoolError(
+                f"{pool.name} has the role {pool.role!r}: only a train pool may train the "
+                "planner (a dev pool scores the settings, a test pool the result)"
+            )
+        for row in load_plan_pool(pool):
+            ex = pool_example(row, pool.speaker_names)
+            if ex is not None:
+                out.append(ex)
+    return out
 
 
 def _names(e: Example) -> list[str]:
@@ -153,11 +288,66 @@ def _spans(
     return np.stack(xs), np.array(ys)
 
 
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max(1, keepdims=True))
+    out: np.ndarray = e / e.sum(1, keepdims=True)
+    return out
+
+
+def _pool_targets(
+    pool: Sequence[PoolExample], x: np.ndarray
+) -> Callable[[dict[str, np.ndarray]], np.ndarray]:
+    """The E step for pool rows: each word's tag distribution under the model, kept to
+    the tags its row allows; then, for each tag the row needs, the words likeliest to
+    carry it (as many as that tag needs) are set to it."""
+    allowed = np.concatenate([ex.allowed for ex in pool]).astype(np.float32)
+    starts = np.cumsum([0] + [len(ex.words) for ex in pool])
+
+    def targets(w: dict[str, np.ndarray]) -> np.ndarray:
+        q = _softmax(mlp(x, w, "tag")) * allowed
+        q /= np.maximum(q.sum(1, keepdims=True), 1e-12)
+        for ex, start in zip(pool, starts, strict=False):
+            rows = q[start : start + len(ex.words)]
+            for tag in ex.required:
+                t = TAGS.index(tag)
+                cand = np.flatnonzero(ex.allowed[:, t])
+                top = cand[np.argsort(-rows[cand, t], kind="stable")][: _REQUIRED_WORDS.get(tag, 1)]
+                rows[top] = np.eye(len(TAGS), dtype=np.float32)[t]
+        return q
+
+    return targets
+
+
+def _pool_spans(
+    pool: Sequence[PoolExample],
+    encoded: Sequence[Encoded],
+    weights: dict[str, np.ndarray],
+    head: str,
+) -> tuple[list[np.ndarray], list[int]]:
+    """Span classifier samples from pool rows: the span the trained tagger marks, with
+    the row's gold value (rows where it marks none teach nothing here)."""
+    tag = next(t for t, h in SPANS.items() if h == head)
+    labels = span_labels(head)
+    xs, ys = [], []
+    for ex, enc in zip(pool, encoded, strict=True):
+        value = ex.values.get(head)
+        if value not in labels:
+            continue
+        tags = decode_tags(weights, enc, ex.names, has_reference=ex.has_reference)
+        mask = np.array([t == tag for t in tags])
+        if mask.any():
+            xs.append(span_features(enc, mask))
+            ys.append(labels.index(value))
+    return xs, ys
+
+
 def train(
     examples: Sequence[Example],
     encoded: Sequence[Encoded],
     seed: int,
     p: TrainParams,
+    pool: Sequence[PoolExample] = (),
+    pool_encoded: Sequence[Encoded] = (),
 ) -> dict[str, np.ndarray]:
     from threadpoolctl import threadpool_limits
 
@@ -171,9 +361,24 @@ def train(
             ]
         )
         tw = np.array([TAGS.index(t) for ex in examples for t in ex.tags])
-        weights = _fit(xw, tw, len(TAGS), p.tag_hidden, "tag", p.tag_epochs, 512, p, rng)
+        partial = None
+        if pool:
+            xp = np.concatenate(
+                [
+                    word_features(e, ex.names, has_reference=ex.has_reference)
+                    for ex, e in zip(pool, pool_encoded, strict=True)
+                ]
+            )
+            partial = Partial(xp, _pool_targets(pool, xp), p.pool_repeat, p.pool_warm)
+        weights = _fit(xw, tw, len(TAGS), p.tag_hidden, "tag", p.tag_epochs, 512, p, rng, partial)
         for head in SPANS.values():
             xs, ys = _spans(examples, encoded, head, rng)
+            if pool:
+                more_x, more_y = _pool_spans(pool, pool_encoded, weights, head)
+                if more_x:
+                    reps = 2 * p.pool_repeat  # the corpus gives each span twice
+                    xs = np.concatenate([xs, np.tile(np.stack(more_x), (reps, 1))])
+                    ys = np.concatenate([ys, np.tile(np.array(more_y), reps)])
             n = len(span_labels(head))
             weights |= _fit(xs, ys, n, p.span_hidden, head, p.span_epochs, 128, p, rng)
     return {k: v.astype(np.float16) for k, v in weights.items()}
@@ -236,6 +441,7 @@ def train_planner(
     p = params or TrainParams()
     start = time.perf_counter()
     train_set, dev_set = generate(p.train, seed, "train"), generate(p.dev, seed, "dev")
+    pool = pool_examples(p.pools)
     enc = encoder or WordEncoder()
     import torch
 
@@ -243,8 +449,10 @@ def train_planner(
     log(f"encoding {len(train_set)} train and {len(dev_set)} dev instructions ...")
     train_enc = _encode(enc, [e.text for e in train_set], cache, log)
     dev_enc = _encode(enc, [e.text for e in dev_set], cache, log)
+    log(f"and {len(pool)} written instructions of the train pools {', '.join(p.pools)} ...")
+    pool_enc = _encode(enc, [" ".join(ex.words) for ex in pool], cache, log)
     log(f"encoded in {time.perf_counter() - start:.0f} s; training ...")
-    weights = train(train_set, train_enc, seed, p)
+    weights = train(train_set, train_enc, seed, p, pool, pool_enc)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, allow_pickle=False, **weights)
     scores = evaluate(PlanModel.load(out), dev_set, dev_enc, seed)

@@ -11,7 +11,8 @@ so "the answer to what is being asked" is never taken as the topic. Lexicon hits
 (``vocabulary``) are features, not rules.
 
 Weights (``data/planner.npz``, numpy arrays only) come from ``benchmarks
-train-planner``: a generated corpus, deterministic for a seed. The encoder reads
+train-planner``: a generated corpus and the written ``train`` pools, deterministic
+for a seed. The encoder reads
 English; any other language gets a typed notice and a content-only plan.
 """
 
@@ -373,20 +374,7 @@ class PlanModel:
     ) -> list[Prediction]:
         out = []
         for e in batch:
-            logits = mlp(word_features(e, names, has_reference=has_reference), self.w, "tag")
-            p = np.exp(logits - logits.max(1, keepdims=True))
-            p /= p.sum(1, keepdims=True)
-            tags = []
-            c = TAGS.index("C")
-            for word, row in zip(e.words, p, strict=True):
-                tag = TAGS[int(row.argmax())]
-                if tag == "O" and row[c] >= CONTENT_MIN_PROB and _contentful(word):
-                    tag = "C"
-                # a constraint read from one unsure word is wording, not a constraint
-                # (nor content: "with rain pouring" is not the topic)
-                if tag in GATED_TAGS and row.max() < MIN_TAG_CONFIDENCE:
-                    tag = "O"
-                tags.append(tag)
+            tags = decode_tags(self.w, e, names, has_reference=has_reference)
             values = {}
             for tag, head in SPANS.items():
                 mask = np.array([t == tag for t in tags])
@@ -395,6 +383,27 @@ class PlanModel:
                     values[head] = span_labels(head)[int(logits.argmax())]
             out.append(Prediction(e.words, tags, values))
         return out
+
+
+def decode_tags(
+    w: dict[str, np.ndarray], e: Encoded, names: Sequence[str] = (), *, has_reference: bool
+) -> list[str]:
+    """Each word's tag under the tagger weights ``w``, with the confidence rules."""
+    logits = mlp(word_features(e, names, has_reference=has_reference), w, "tag")
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    tags = []
+    c = TAGS.index("C")
+    for word, row in zip(e.words, p, strict=True):
+        tag = TAGS[int(row.argmax())]
+        if tag == "O" and row[c] >= CONTENT_MIN_PROB and _contentful(word):
+            tag = "C"
+        # a constraint read from one unsure word is wording, not a constraint
+        # (nor content: "with rain pouring" is not the topic)
+        if tag in GATED_TAGS and row.max() < MIN_TAG_CONFIDENCE:
+            tag = "O"
+        tags.append(tag)
+    return tags
 
 
 def _contentful(word: str) -> bool:

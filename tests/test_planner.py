@@ -292,15 +292,122 @@ def test_training_is_deterministic(tmp_path: Path) -> None:
     from voxmem.benchmarks.train_planner import TrainParams, train_planner
     from voxmem.retrievers.planner import weights_hash
 
-    p = TrainParams(train=80, dev=20, span_epochs=2, tag_epochs=1)
+    # two tagger epochs: the written pools' rows join in the second
+    p = TrainParams(train=80, dev=20, span_epochs=2, tag_epochs=2)
     hashes = []
+    cache = tmp_path / "encodings"
     for name in ("a", "b"):
-        scores = train_planner(seed=3, out=tmp_path / f"{name}.npz", params=p, log=lambda _: None)
+        scores = train_planner(
+            seed=3, out=tmp_path / f"{name}.npz", params=p, cache=cache, log=lambda _: None
+        )
         hashes.append(weights_hash(tmp_path / f"{name}.npz"))
         assert 0.0 <= scores["whole plan"] <= 1.0
     assert hashes[0] == hashes[1]
-    train_planner(seed=4, out=tmp_path / "c.npz", params=p, log=lambda _: None)
+    train_planner(seed=4, out=tmp_path / "c.npz", params=p, cache=cache, log=lambda _: None)
     assert weights_hash(tmp_path / "c.npz") != hashes[0]
+    # without the pools, other weights: the pools' rows took part
+    bare = TrainParams(train=80, dev=20, span_epochs=2, tag_epochs=2, pools=())
+    train_planner(seed=3, out=tmp_path / "d.npz", params=bare, cache=cache, log=lambda _: None)
+    assert weights_hash(tmp_path / "d.npz") != hashes[0]
+
+
+# --- written pools as training rows (no model) -------------------------------------
+
+
+def _row(text: str, **kw: Any) -> Any:
+    from voxmem.benchmarks.pools import PlanRow
+
+    fields: dict[str, Any] = dict(
+        id="x", lang="en", family="topic", text=text, has_reference=False, content=None,
+        content_from_reference=False, speaker="any", style="any", environment="any",
+        role=None, time=None,
+    )  # fmt: skip
+    return PlanRow(**(fields | kw))
+
+
+def _allowed(ex: Any) -> dict[str, str]:
+    return {w: "".join(t for t, a in zip(TAGS, row, strict=True) if a) for w, row in
+            zip(ex.words, ex.allowed, strict=True)}  # fmt: skip
+
+
+def test_a_pool_row_becomes_partial_tags() -> None:
+    from voxmem.benchmarks.train_planner import pool_example
+
+    row = _row(
+        "When did Olga's voice sound sad about the rent yesterday?",
+        content="rent", speaker="target:Olga", style="target:sad", time="yesterday",
+    )  # fmt: skip
+    ex = pool_example(row, ["Olga", "Kwame"])
+    assert ex is not None
+    tags = _allowed(ex)
+    assert tags["rent"] == "C" and tags["Olga's"] == "N"
+    # the words that may ask for the style and the time; no clip, no role, no background
+    assert set(tags["sad"]) == {"O", "S", "T"} and set(tags["When"]) == {"O", "S", "T"}
+    assert tags["the"] == "OCST"  # a function word a content phrase may hold
+    assert sorted(ex.required) == ["N", "S", "T"]
+    assert ex.values == {"style": "sad", "time": "yesterday"}
+    # nothing asked: every word is wording, function words included
+    plain = pool_example(_row("show me the clips, with the clip", has_reference=True), [])
+    assert plain is not None and set(_allowed(plain).values()) == {"O"}
+    assert plain.required == ()
+    # the clip's own words need two words; a same voice one
+    ref = pool_example(
+        _row("the same voice answering this", has_reference=True, speaker="same",
+             content_from_reference=True), []
+    )  # fmt: skip
+    assert ref is not None and sorted(ref.required) == ["P", "R"]
+    assert set(_allowed(ref)["voice"]) == {"O", "P", "R"}
+    # not read: another language, or a content key no word holds
+    assert pool_example(_row("¿Qué dijo sobre el presupuesto?", lang="es"), []) is None
+    assert pool_example(_row("what about the budget", content="rent"), []) is None
+
+
+def test_only_train_pools_train_the_planner() -> None:
+    from voxmem.benchmarks.pools import POOLS, PoolError
+    from voxmem.benchmarks.train_planner import TRAIN_POOLS, pool_examples
+
+    assert all(POOLS[name].role == "train" for name in TRAIN_POOLS)
+    for name in ("plans/test_v7", "plans/test_v6"):
+        with pytest.raises(PoolError, match="only a train pool may train"):
+            pool_examples([name])
+
+
+def test_pool_rows_are_learnt_from_the_tags_they_allow() -> None:
+    """The E step keeps each word to its allowed tags and gives each required tag to
+    the likeliest words; the M step learns rows no corpus label covers."""
+    from voxmem.benchmarks.train_planner import (
+        Partial,
+        PoolExample,
+        TrainParams,
+        _fit,
+        _pool_targets,
+    )
+
+    allowed = np.zeros((3, len(TAGS)), bool)
+    allowed[:, TAGS.index("O")] = allowed[:, TAGS.index("S")] = True
+    ex = PoolExample(["a", "b", "c"], False, (), allowed, ("S",), {})
+    w = {"tag.w1": np.eye(2, 4, dtype=np.float32), "tag.b1": np.zeros(4, np.float32),
+         "tag.w2": np.zeros((4, len(TAGS)), np.float32),
+         "tag.b2": np.zeros(len(TAGS), np.float32)}  # fmt: skip
+    w["tag.w2"][1, TAGS.index("S")] = 1.0  # the second feature says S
+    x = np.array([[0, 0], [0, 3], [0, 1]], np.float32)
+    q = _pool_targets([ex], x)(w)
+    assert np.allclose(q.sum(1), 1) and set(np.flatnonzero(q.sum(0))) <= {0, TAGS.index("S")}
+    assert q[1].argmax() == TAGS.index("S") and q[1].max() == 1.0  # the likeliest word
+    assert q[0, TAGS.index("O")] == pytest.approx(0.5)  # the others as the model says
+
+    # a toy: the corpus labels one cluster only; partial rows of the other cluster
+    # allow one tag, and the classifier learns it
+    rng = np.random.default_rng(0)
+    xa = rng.normal(0, 0.1, (200, 2)).astype(np.float32) + np.array([3, 0], np.float32)
+    xb = rng.normal(0, 0.1, (50, 2)).astype(np.float32) + np.array([0, 3], np.float32)
+    one = np.zeros((50, 4), np.float32)
+    one[:, 2] = 1.0
+    p = TrainParams(input_dropout=0.0, lr=5e-2)
+    partial = Partial(xb, lambda _w: one, repeat=2, warm=1)
+    fitted = _fit(xa, np.zeros(200, int), 4, 8, "tag", 8, 32, p, rng, partial)
+    h = np.maximum(xb @ fitted["tag.w1"] + fitted["tag.b1"], 0)
+    assert ((h @ fitted["tag.w2"] + fitted["tag.b2"]).argmax(1) == 2).all()
 
 
 # --- the LLM planner against a fake OpenAI-compatible server ----------------------
