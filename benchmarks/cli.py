@@ -110,10 +110,11 @@ def train_planner(
     train: int = typer.Option(12000, min=50, help="Generated training instructions."),
     dev: int = typer.Option(2000, min=10, help="Generated dev instructions (held-back wordings)."),
     cache: Path | None = typer.Option(
-        None, "--cache", help="Folder keeping the corpus's encodings between runs."
+        None, "--cache", help="Folder keeping the corpus's and pools' encodings between runs."
     ),
 ) -> None:
-    """Generate the planner's corpus, train it, write its weights, print dev accuracy."""
+    """Generate the planner's corpus, train it on that and the written train pools, write
+    its weights, print dev accuracy."""
     from voxmem.benchmarks.train_planner import TrainParams
     from voxmem.benchmarks.train_planner import train_planner as run_training
     from voxmem.retrievers.planner import WEIGHTS

@@ -71,8 +71,9 @@ SPANS: dict[str, str] = {"S": "style", "E": "environment", "T": "time"}
 WEIGHTS = Path(__file__).parent / "data" / "planner.npz"
 #: tags that turn into a constraint (the clip's voice, a style, a background) or take the
 #: content from the clip, and the probability below which the tagger's choice of one is
-#: read as the instruction's own wording: chosen on the dev pools ``plans/test_v3`` and
-#: ``plans/test_v4`` (a tuning choice), where unsure tags were mostly wrong (0.8 and 0.9
+#: read as the instruction's own wording: chosen for the corpus-only weights on
+#: ``plans/test_v3`` and ``plans/test_v4`` while they were dev pools (a tuning choice; the
+#: planner learns from them since), where unsure tags were mostly wrong (0.8 and 0.9
 #: within a row of each other there, 0.7 ten rows worse)
 GATED_TAGS = frozenset("PSER")
 MIN_TAG_CONFIDENCE = 0.8
@@ -80,11 +81,11 @@ MIN_TAG_CONFIDENCE = 0.8
 REFERENCE_MIN_WORDS = 2
 #: a word the tagger left as wording is still content when its content probability is
 #: at least this (short topics at the end of a request, "mateo + dentist", lost their
-#: last noun to the wording): a tuning choice on the dev pools, where it was worth a few
-#: rows of 800 (0.2 to 0.4 scored alike)
+#: last noun to the wording): a tuning choice on the then dev pools (v3-v5), where it
+#: was worth a few rows of 800 (0.2 to 0.4 scored alike)
 CONTENT_MIN_PROB = 0.3
 #: a clip with nothing at all asked of it (no voice, style, background, topic, name,
-#: role or time) means its words: worth four rows of 667 on the dev pools, said in a
+#: role or time) means its words: worth four rows of 667 on the then dev pools, said in a
 #: ``clip_as_content`` notice
 CLIP_MEANS_ITS_WORDS = True
 #: ... unless the instruction says to leave the clip alone ("clip attached by mistake,
