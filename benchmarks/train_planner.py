@@ -39,6 +39,7 @@ from voxmem.retrievers.planner import (
     decode_tags,
     is_english,
     mlp,
+    softmax,
     span_features,
     span_labels,
     weights_hash,
@@ -199,11 +200,8 @@ def pool_example(row: PlanRow, names: Sequence[str]) -> PoolExample | None:
     required = []
     for attr, tag in _TAG_OF.items():
         value = getattr(row, attr)
-        if attr == "speaker":
-            if value == "same":
-                free.add(tag)
-                required.append(tag)
-        elif value not in (None, "any"):
+        # a named speaker is the name's (N), not the clip's voice (P)
+        if value == "same" if attr == "speaker" else value not in (None, "any"):
             free.add(tag)
             required.append(tag)
     if row.content_from_reference:
@@ -242,6 +240,7 @@ def pool_examples(pools: Sequence[str]) -> list[PoolExample]:
     """Every English row of ``pools`` (names in ``POOLS``, each with the ``train`` role
     there: a dev or test pool never trains a model) that reads as partial tags."""
     out = []
+    frozen = {p.sha256 for p in POOLS.values() if p.role != "train" and p.sha256}
     for name in pools:
         if not isinstance(name, str):
             raise PoolError(
@@ -249,11 +248,15 @@ def pool_examples(pools: Sequence[str]) -> list[PoolExample]:
                 "whether one may train the planner"
             )
         pool = get_pool(name)
-        frozen = {p.sha256 for p in POOLS.values() if p.role != "train" and p.sha256}
         if pool.role != "train" or pool.sha256 in frozen:
+            why = (
+                f"has the role {pool.role!r}"
+                if pool.role != "train"
+                else "holds a dev or test pool's bytes"
+            )
             raise PoolError(
-                f"{pool.name} has the role {pool.role!r}: only a train pool may train the "
-                "planner (a dev pool scores the settings, a test pool the result)"
+                f"{pool.name} {why}: only a train pool may train the planner (a dev pool "
+                "scores the settings, a test pool the result)"
             )
         for row in load_plan_pool(pool):
             ex = pool_example(row, pool.speaker_names)
@@ -299,12 +302,6 @@ def _spans(
     return np.stack(xs), np.array(ys)
 
 
-def _softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(1, keepdims=True))
-    out: np.ndarray = e / e.sum(1, keepdims=True)
-    return out
-
-
 def _pool_targets(
     pool: Sequence[PoolExample], x: np.ndarray
 ) -> Callable[[dict[str, np.ndarray]], np.ndarray]:
@@ -318,7 +315,7 @@ def _pool_targets(
         # in logs, disallowed tags at -inf: a row the model gives almost nothing allowed
         # still gets a distribution over its allowed tags
         z = np.where(allowed > 0, mlp(x, w, "tag"), -np.inf)
-        q = _softmax(z).astype(np.float32)
+        q = softmax(z).astype(np.float32)
         for ex, start in zip(pool, starts, strict=False):
             rows = q[start : start + len(ex.words)]
             taken = np.zeros(len(ex.words), bool)

@@ -293,6 +293,13 @@ def span_features(e: Encoded, mask: np.ndarray) -> np.ndarray:
 # --- the model -----------------------------------------------------------------
 
 
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of logits (a row's -inf logits get probability 0)."""
+    e = np.exp(z - z.max(1, keepdims=True))
+    out: np.ndarray = e / e.sum(1, keepdims=True)
+    return out
+
+
 def mlp(x: np.ndarray, w: dict[str, np.ndarray], prefix: str) -> np.ndarray:
     """Logits of a one-hidden-layer network (ReLU): ``prefix.w1 .b1 .w2 .b2``."""
     h = np.maximum(x @ w[f"{prefix}.w1"] + w[f"{prefix}.b1"], 0.0)
@@ -390,9 +397,7 @@ def decode_tags(
     w: dict[str, np.ndarray], e: Encoded, names: Sequence[str] = (), *, has_reference: bool
 ) -> list[str]:
     """Each word's tag under the tagger weights ``w``, with the confidence rules."""
-    logits = mlp(word_features(e, names, has_reference=has_reference), w, "tag")
-    p = np.exp(logits - logits.max(1, keepdims=True))
-    p /= p.sum(1, keepdims=True)
+    p = softmax(mlp(word_features(e, names, has_reference=has_reference), w, "tag"))
     tags = []
     c = TAGS.index("C")
     for word, row in zip(e.words, p, strict=True):
