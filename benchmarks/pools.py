@@ -92,6 +92,16 @@ POOLS: dict[str, Pool] = {
     p.name: p
     for p in [
         Pool(
+            "plans/test_v8",
+            "test",
+            "plan",
+            "plans/test_v8.jsonl",
+            sha256="15373f2b346e1b50cdc775830e132cfec82f62c93aa8a959e93748b7187a0e08",
+            speaker_names=("Anika", "Bongani", "Luca", "Mariam", "Joon"),
+            note="420 instructions (70 not in English, 64 with a clip attached and unused), "
+            "written blind on 2026-12-05 before the multilingual planner they score",
+        ),
+        Pool(
             "plans/test_v7",
             "test",
             "plan",
