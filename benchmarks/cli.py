@@ -103,7 +103,11 @@ def run(
 
 @app.command("train-planner")
 def train_planner(
-    seed: int = typer.Option(0, help="Seed of the generated corpus and of training."),
+    seed: int = typer.Option(
+        2,
+        help="Seed of the generated corpus and of training (the shipped weights: 2, chosen "
+        "among 0-2 on the dev pool plans/test_v7).",
+    ),
     out: Path | None = typer.Option(
         None, "--out", help="Weights file (default: the planner's shipped weights)."
     ),
@@ -112,16 +116,34 @@ def train_planner(
     cache: Path | None = typer.Option(
         None, "--cache", help="Folder keeping the corpus's and pools' encodings between runs."
     ),
+    other_out: Path | None = typer.Option(
+        None,
+        "--other-out",
+        help="Weights file of the planner for other languages (default: its shipped weights).",
+    ),
+    which: str = typer.Option(
+        "both", "--which", help="Which planner to train: english, other or both."
+    ),
 ) -> None:
-    """Generate the planner's corpus, train it on that and the written train pools, write
-    its weights, print dev accuracy."""
+    """Generate the planner's corpus, train the English planner on that and the written
+    train pools and the planner for other languages on the pools in every language,
+    write their weights, print dev accuracy."""
     from voxmem.benchmarks.train_planner import TrainParams
     from voxmem.benchmarks.train_planner import train_planner as run_training
     from voxmem.retrievers.planner import WEIGHTS
 
-    run_training(
-        seed=seed, out=out or WEIGHTS, params=TrainParams(train=train, dev=dev), cache=cache
-    )
+    if which not in ("english", "other", "both"):
+        console.print(f"[red]--which must be english, other or both, not {which!r}[/]")
+        raise typer.Exit(2)
+    if which in ("english", "both"):
+        run_training(
+            seed=seed, out=out or WEIGHTS, params=TrainParams(train=train, dev=dev), cache=cache
+        )
+    if which in ("other", "both"):
+        from voxmem.benchmarks.train_planner_multi import train_multilingual
+        from voxmem.retrievers.planner_multi import WEIGHTS as OTHER_WEIGHTS
+
+        train_multilingual(seed=seed, out=other_out or OTHER_WEIGHTS, cache=cache)
 
 
 def main() -> None:

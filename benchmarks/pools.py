@@ -103,17 +103,18 @@ POOLS: dict[str, Pool] = {
         ),
         Pool(
             "plans/test_v7",
-            "test",
+            "dev",
             "plan",
             "plans/test_v7.jsonl",
             sha256="4f6f90b05c6cc9c653c8403f11bf89b125e79f8d2547d42d3d5f4b8b999c6f9e",
             speaker_names=("Olga", "Kwame", "Yuki", "Diego", "Fatima"),
-            note="420 instructions (70 not in English, 51 with a clip attached and unused), "
-            "written blind on 2026-12-05 before the planner changes they score",
+            note="420 instructions (70 not in English, 51 with a clip attached and unused); "
+            "a test pool until its figure was reported (9042f15), then read to change the "
+            "planner: a tuning figure since 2026-12-05, superseded as a test by plans/test_v8",
         ),
         Pool(
             "plans/test_v6",
-            "dev",
+            "train",
             "plan",
             "plans/test_v6.jsonl",
             sha256="88e93814c777b670c935ec4550871accde10d9a0c245498239904f29700aa3db",
@@ -121,7 +122,8 @@ POOLS: dict[str, Pool] = {
             note="420 instructions (70 not in English, 52 with a clip attached and unused); "
             "a test pool until its figure was reported (be415cf, dc7eca0, 1a2ffe1), then "
             "read to change the planner: a tuning figure since 2026-12-05, superseded as a "
-            "test by plans/test_v7",
+            "test by plans/test_v7; the planner learns from it since 2026-12-05 (a train "
+            "pool: any figure on it is a training figure)",
         ),
         Pool(
             "plans/test_v5",

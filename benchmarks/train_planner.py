@@ -8,7 +8,8 @@ Deterministic for a seed (one BLAS thread, seeded initialisation and batches,
 features rounded before training): the same seed gives the same weights file,
 byte for byte. Prints accuracy on the generated dev corpus, whose wordings are
 held back from training but were used to choose these settings (a tuning figure); the
-settings for the written pools were chosen on the dev pool ``plans/test_v6``.
+settings for the written pools were chosen on the dev pools ``plans/test_v6`` (before
+it joined training) and ``plans/test_v7``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,15 @@ from pathlib import Path
 import numpy as np
 
 from voxmem.benchmarks.planner_corpus import Example, generate
-from voxmem.benchmarks.pools import POOLS, PlanRow, PoolError, get_pool, load_plan_pool, tokens
+from voxmem.benchmarks.pools import (
+    POOLS,
+    PlanRow,
+    Pool,
+    PoolError,
+    get_pool,
+    load_plan_pool,
+    tokens,
+)
 from voxmem.retrievers.planner import (
     _EDGE,
     HEADS,
@@ -49,7 +58,7 @@ from voxmem.retrievers.planner import (
 
 #: the written pools the planner learns from beside the generated corpus: retired test
 #: pools whose errors were read (their role is ``train`` in ``pools.POOLS``)
-TRAIN_POOLS = ("plans/test_v3", "plans/test_v4", "plans/test_v5")
+TRAIN_POOLS = ("plans/test_v3", "plans/test_v4", "plans/test_v5", "plans/test_v6")
 
 
 @dataclass(frozen=True)
@@ -187,7 +196,7 @@ class PoolExample:
 def pool_example(row: PlanRow, names: Sequence[str]) -> PoolExample | None:
     """``row`` as partial tags, or None when it cannot be read that way (not English, or
     a content key no word holds)."""
-    if row.lang != "en" or not is_english(row.text):
+    if row.lang != "en" or not is_english(row.text, names):
         return None
     words = words_of(" ".join(row.text.split())) or ["."]
     keys = {t for t in tokens(row.content or "") if t != "s"}
@@ -240,6 +249,18 @@ def pool_examples(pools: Sequence[str]) -> list[PoolExample]:
     """Every English row of ``pools`` (names in ``POOLS``, each with the ``train`` role
     there: a dev or test pool never trains a model) that reads as partial tags."""
     out = []
+    for row, pool in train_rows(pools):
+        ex = pool_example(row, pool.speaker_names)
+        if ex is not None:
+            out.append(ex)
+    return out
+
+
+def train_rows(pools: Sequence[str]) -> list[tuple[PlanRow, Pool]]:
+    """Every row of ``pools``, in every language, with its pool: each pool named in
+    ``POOLS`` with the ``train`` role there (a dev or test pool never trains a model, nor
+    a pool holding one's bytes)."""
+    out = []
     frozen = {p.sha256 for p in POOLS.values() if p.role != "train" and p.sha256}
     for name in pools:
         if not isinstance(name, str):
@@ -258,10 +279,7 @@ def pool_examples(pools: Sequence[str]) -> list[PoolExample]:
                 f"{pool.name} {why}: only a train pool may train the planner (a dev pool "
                 "scores the settings, a test pool the result)"
             )
-        for row in load_plan_pool(pool):
-            ex = pool_example(row, pool.speaker_names)
-            if ex is not None:
-                out.append(ex)
+        out += [(row, pool) for row in load_plan_pool(pool)]
     return out
 
 

@@ -329,7 +329,7 @@ class InstructionParser:
         trained planner's content-only plan and its notice."""
         from voxmem.retrievers.planner import is_english, not_english_plan
 
-        if not is_english(instruction):
+        if not is_english(instruction, speaker_names):
             return not_english_plan(instruction, speaker_names)
         text = " ".join(instruction.lower().replace("’", "'").split())
         used: list[str] = []

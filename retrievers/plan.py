@@ -44,6 +44,7 @@ class TimeWindow:
 
 NoticeKind = Literal[
     "english_only",
+    "other_language",
     "no_reference",
     "unstored_label",
     "unknown_speaker",

@@ -12,8 +12,9 @@ so "the answer to what is being asked" is never taken as the topic. Lexicon hits
 
 Weights (``data/planner.npz``, numpy arrays only) come from ``benchmarks
 train-planner``: a generated corpus and the written ``train`` pools, deterministic
-for a seed. The encoder reads
-English; any other language gets a typed notice and a content-only plan.
+for a seed. The encoder reads English: an instruction in another language (told apart
+by ``is_english``) goes to the planner for other languages (``planner_multi``), whose
+plans carry an ``other_language`` notice.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import dataclasses
 import hashlib
 import itertools
 import re
+import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -131,10 +133,75 @@ the a an of to in on about what did say said when where who this that with is wa
 from by and for it i you he she they me my find show clip clips speaker
 """
 _ENGLISH = frozenset(_ENGLISH_WORDS.split())
+#: the languages the identifier chooses among (langid.py's model knows many more; fewer
+#: choices err less on short requests): English, the languages written in Latin
+#: script that people most often mix up with it, and the commonest others
+LANGUAGES = tuple(
+    [
+        "en",
+        "es",
+        "fr",
+        "de",
+        "it",
+        "pt",
+        "nl",
+        "pl",
+        "sv",
+        "da",
+        "no",
+        "fi",
+        "tr",
+        "ru",
+        "uk",
+        "cs",
+        "sk",
+        "ro",
+        "hu",
+        "el",
+        "ja",
+        "zh",
+        "ko",
+        "hi",
+        "ar",
+        "he",
+        "id",
+        "vi",
+        "th",
+        "ca",
+    ]
+)
+#: below this probability the identifier's answer is not taken, and function words decide
+LANGUAGE_MIN_PROB = 0.3
+_identifier: Any = None
+_identifier_lock = threading.Lock()
 
 
-def is_english(text: str) -> bool:
-    """Whether the planner can read ``text``: Latin script, and more English than
+def _identify(text: str) -> tuple[str, float]:
+    """langid.py's language and its probability for ``text`` (py3langid, whose model
+    ships inside the package)."""
+    global _identifier
+    with _identifier_lock:
+        if _identifier is None:
+            from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+            ident = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+            ident.set_languages(list(LANGUAGES))
+            _identifier = ident
+        lang, prob = _identifier.classify(text)
+    return str(lang), float(prob)
+
+
+def _function_words_say_english(text: str) -> bool:
+    words = [w.lower() for w in words_of(text)]
+    foreign = sum(w in _FOREIGN for w in words) + sum(c in "¿¡ñãõßœ" for c in text.lower())
+    english = sum(w in _ENGLISH for w in words)
+    return foreign == 0 or english > foreign
+
+
+def is_english(text: str, names: Sequence[str] = ()) -> bool:
+    """Whether ``text`` is English: Latin script, and English to a language identifier
+    that reads it without the known speakers' ``names`` (names sway it on short
+    requests: "Priya laughing"); when the identifier is unsure, more English than
     foreign function words."""
     letters = [c for c in text if c.isalpha()]
     if not letters:
@@ -142,10 +209,16 @@ def is_english(text: str) -> bool:
     latin = sum("LATIN" in unicodedata.name(c, "") for c in letters)
     if latin < 0.8 * len(letters):
         return False
-    words = [w.lower() for w in words_of(text)]
-    foreign = sum(w in _FOREIGN for w in words) + sum(c in "¿¡ñãõßœ" for c in text.lower())
-    english = sum(w in _ENGLISH for w in words)
-    return foreign == 0 or english > foreign
+    bare = text
+    for name in sorted(names, key=len, reverse=True):
+        if name.strip():
+            bare = re.sub(rf"(?i)(?<!\w){re.escape(name)}(?:['’]s)?(?!\w)", " ", bare)
+    if not re.search(r"[^\W\d_]", bare):
+        return True
+    lang, prob = _identify(bare)
+    if prob >= LANGUAGE_MIN_PROB:
+        return lang == "en"
+    return _function_words_say_english(text)
 
 
 # --- features ------------------------------------------------------------------
@@ -575,8 +648,9 @@ def to_plan(
 
 
 def not_english_plan(instruction: str, names: Sequence[str] = ()) -> RetrievalPlan:
-    """What a plan can honestly be for an instruction the planner cannot read: every
-    word is content (a named speaker is still recognised), with a notice."""
+    """What a plan can honestly be for an instruction a planner cannot read (the
+    lexicon reads English only): every word is content (a named speaker is still
+    recognised), with a notice."""
     words = [w for w in words_of(instruction) if re.search(r"\w", w)]
     known = _named(instruction, names)
     return RetrievalPlan(
@@ -586,9 +660,9 @@ def not_english_plan(instruction: str, names: Sequence[str] = ()) -> RetrievalPl
         notices=(
             PlanNotice(
                 "english_only",
-                "the instruction planner reads English only; the whole instruction was used "
+                "the lexicon planner reads English only; the whole instruction was used "
                 "as the content to match, and no voice, style, background or time was read "
-                "from it (an LLM planner reads other languages)",
+                "from it (the trained and the LLM planners read other languages)",
             ),
         ),
     )
@@ -597,8 +671,24 @@ def not_english_plan(instruction: str, names: Sequence[str] = ()) -> RetrievalPl
 class TrainedPlanner:
     """Instruction (+ whether a reference clip is given) -> RetrievalPlan."""
 
-    def __init__(self, model: PlanModel | None = None, encoder: WordEncoder | None = None) -> None:
+    def __init__(
+        self,
+        model: PlanModel | None = None,
+        encoder: WordEncoder | None = None,
+        other_languages: Any | None = None,
+    ) -> None:
         self._model, self._encoder = model, encoder
+        #: the planner for instructions not in English (``planner_multi``), loaded on
+        #: the first one
+        self._other = other_languages
+
+    @property
+    def other_languages(self) -> Any:
+        if self._other is None:
+            from voxmem.retrievers.planner_multi import MultilingualPlanner
+
+            self._other = MultilingualPlanner()
+        return self._other
 
     @property
     def model(self) -> PlanModel:
@@ -624,7 +714,7 @@ class TrainedPlanner:
         speaker_names: Sequence[str] = (),
     ) -> list[RetrievalPlan]:
         text = [" ".join(t.split()) for t in instructions]
-        readable = [i for i, t in enumerate(text) if is_english(t)]
+        readable = [i for i, t in enumerate(text) if is_english(t, speaker_names)]
         encoded = self.encoder.encode([text[i] for i in readable])
         preds = self.model.predict(encoded, speaker_names, has_reference=has_reference)
         # with no clip, the tagger (told so) reads no clip into the words; what the
@@ -634,7 +724,12 @@ class TrainedPlanner:
             if has_reference
             else self.model.predict(encoded, speaker_names, has_reference=True)
         )
-        out = [not_english_plan(t, speaker_names) for t in text]
+        english = set(readable)
+        out: dict[int, RetrievalPlan] = {
+            i: self.other_languages.plan(t, has_reference, speaker_names)
+            for i, t in enumerate(instructions)
+            if i not in english
+        }
         for i, p, c in zip(readable, preds, with_clip, strict=True):
             plan = to_plan(p, instructions[i], has_reference, speaker_names)
             if not has_reference:
@@ -645,7 +740,7 @@ class TrainedPlanner:
                 ]
                 plan = dataclasses.replace(plan, notices=(*plan.notices, *missing))
             out[i] = plan
-        return out
+        return [out[i] for i in range(len(instructions))]
 
 
 _DEFAULT: TrainedPlanner | None = None

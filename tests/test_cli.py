@@ -219,7 +219,7 @@ def test_recall_prints_the_plans_notices_and_follows_the_planner_setting(tmp_pat
     ask = ["recall", "予算について何と言いましたか", "-t", "acme"]
     code, output = _run(ask, tmp_path)
     assert code == 0, output
-    assert "note (english_only)" in output and "reads English only" in output
+    assert "note (other_language)" in output and "not English" in output
     assert "the budget is due friday" in output and "fallback" not in output
     # an LLM planner whose endpoint is down: the trained planner reads it, and says so
     code, output = _run(

@@ -1,0 +1,231 @@
+"""The planner for instructions in other languages: its units, name matching across
+scripts, the plan it assembles (with fake vectors and weights), its refusals, its
+reproducible training, and the shipped weights with the real multilingual-e5."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voxmem.benchmarks.pools import PlanRow, PoolError
+from voxmem.retrievers.instruction import InstructionParser
+from voxmem.retrievers.planner import HEADS, PlannerUnavailable, TrainedPlanner
+from voxmem.retrievers.planner_multi import (
+    DIM,
+    SENTENCE_FEATURES,
+    UNIT_FEATURES,
+    WEIGHTS,
+    MultilingualPlanner,
+    MultiModel,
+    name_forms,
+    units,
+)
+
+# --- units and names (no model) ----------------------------------------------------
+
+
+def test_units_split_unspaced_scripts_and_keep_combining_marks() -> None:
+    # Japanese: runs of one script; hiragana runs (particles, endings) are left out
+    assert units("オルガは予算について何と言いましたか") == ["オルガ", "予算", "何", "言"]
+    # Chinese: runs of Han characters cut at function characters
+    assert units("奥尔加说了什么关于预算的事") == ["奥尔加", "预算", "事"]
+    # Devanagari vowel signs belong to their word
+    assert units("बजट के बारे में क्या कहा") == ["बजट", "के", "बारे", "में", "क्या", "कहा"]
+    # spaced scripts: words, with inner apostrophes
+    assert units("Qu'est-ce qu'Olga a dit ?") == ["Qu'est-ce", "qu'Olga", "a", "dit"]
+    assert units("  ") == [] and units("?!") == []
+
+
+def test_a_name_is_found_inside_particles_elisions_and_possessives() -> None:
+    assert "라파엘" in name_forms("라파엘이")
+    assert "Olga" in name_forms("qu'Olga") and "Olga" in name_forms("Olga's")
+    assert "Ayşe" in name_forms("Ayşe'nin")
+    assert "奥尔加" in name_forms("奥尔加") and "尔加" in name_forms("奥尔加")
+    assert all(len(f) >= 2 for f in name_forms("Olga's"))
+
+
+# --- the plan, with fake vectors and weights -----------------------------------------
+
+
+class _Vectors:
+    """Deterministic unit vectors per text; ``same`` maps texts to one vector."""
+
+    def __init__(self, same: dict[str, str] | None = None) -> None:
+        self.same = same or {}
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        out = []
+        for t in texts:
+            key = self.same.get(t, t)
+            seed = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")
+            v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
+            out.append(v / np.linalg.norm(v))
+        return np.stack(out) if out else np.zeros((0, DIM), np.float32)
+
+
+def _weights(heads: dict[str, str], content_units: bool) -> dict[str, np.ndarray]:
+    """Weights whose heads always choose ``heads`` and whose unit classifier says
+    content (or not) for every unit."""
+    w: dict[str, np.ndarray] = {}
+    for h, classes in HEADS.items():
+        w[f"sent.{h}.w1"] = np.zeros((SENTENCE_FEATURES, 4), np.float32)
+        w[f"sent.{h}.b1"] = np.zeros(4, np.float32)
+        w[f"sent.{h}.w2"] = np.zeros((4, len(classes)), np.float32)
+        b2 = np.zeros(len(classes), np.float32)
+        b2[classes.index(heads.get(h, classes[0]))] = 5.0
+        w[f"sent.{h}.b2"] = b2
+    w["unit.w1"] = np.zeros((UNIT_FEATURES, 4), np.float32)
+    w["unit.b1"] = np.zeros(4, np.float32)
+    w["unit.w2"] = np.zeros((4, 2), np.float32)
+    w["unit.b2"] = np.array([0.0, 5.0] if content_units else [5.0, 0.0], np.float32)
+    return w
+
+
+def test_the_plan_keeps_names_out_of_the_content_and_says_it_was_another_language() -> None:
+    heads = {"speaker": "target", "content": "present", "time": "yesterday"}
+    planner = MultilingualPlanner(MultiModel(_weights(heads, True)), _Vectors())
+    plan = planner.plan("Olga presupuesto ayer", False, ["Olga", "Kwame"])
+    assert str(plan.speaker) == "target:Olga"
+    assert plan.content == "presupuesto ayer" and plan.time.label == "yesterday"
+    assert plan.notices[0].kind == "other_language"
+    # a name in another script: found by its vector's closeness to a known name's
+    vectors = _Vectors({"オルガ": "Olga"})
+    planner = MultilingualPlanner(MultiModel(_weights(heads, True)), vectors)
+    plan = planner.plan("オルガは予算について", False, ["Olga", "Kwame"])
+    assert str(plan.speaker) == "target:Olga" and plan.content == "予算"
+    # no unit close enough to a known name: nobody in particular, and no name is made up
+    plan = planner.plan("ヨシコは予算について", False, ["Olga", "Kwame"])
+    assert plan.speaker.mode == "any" and plan.content == "ヨシコ 予算"
+
+
+def test_content_falls_back_to_the_likeliest_unit_and_a_clip_rule_is_kept() -> None:
+    # the classifier finds no content, though the heads say there is some: the
+    # likeliest unit that is not a name is the content
+    planner = MultilingualPlanner(MultiModel(_weights({"content": "present"}, False)), _Vectors())
+    plan = planner.plan("Olga presupuesto", False, ["Olga"])
+    assert plan.content == "presupuesto" and str(plan.speaker) == "target:Olga"
+    # only a name: no content at all
+    assert planner.plan("Olga", False, ["Olga"]).content is None
+    # "same voice" with no clip: nothing to be the same as, said in a notice
+    planner = MultilingualPlanner(MultiModel(_weights({"speaker": "same"}, False)), _Vectors())
+    plan = planner.plan("misma voz", False)
+    assert plan.speaker.mode == "any"
+    assert [n.kind for n in plan.notices] == ["other_language", "no_reference"]
+    assert planner.plan("misma voz", True).speaker.mode == "same"
+
+
+def test_weights_missing_or_built_for_other_features_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(PlannerUnavailable, match="train-planner"):
+        MultiModel.load(tmp_path / "none.npz")
+    w = _weights({}, True)
+    del w["unit.w1"]
+    with pytest.raises(PlannerUnavailable, match=r"unit\.w1"):
+        MultiModel(w)
+    w = _weights({}, True)
+    w["sent.style.w2"] = w["sent.style.w2"][:, :3]
+    with pytest.raises(PlannerUnavailable, match="style head"):
+        MultiModel(w)
+
+
+def test_a_broken_planner_for_other_languages_falls_back_to_the_lexicon() -> None:
+    class Broken:
+        def plan(self, *a: object) -> None:
+            raise PlannerUnavailable("no weights for other languages")
+
+    trained = TrainedPlanner(other_languages=Broken())
+    plan = InstructionParser(trained=trained).parse("¿Qué dijo sobre el presupuesto?")
+    assert [n.kind for n in plan.notices] == ["fallback", "english_only"]
+    assert plan.content and "presupuesto" in plan.content
+
+
+# --- training ------------------------------------------------------------------------
+
+
+def test_gold_rows_become_head_classes_and_unit_labels() -> None:
+    from voxmem.benchmarks.train_planner_multi import row_heads, row_unit_labels
+
+    row = PlanRow(
+        "x", "es", "who_said_what", "¿Qué dijo Olga sobre el presupuesto ayer?", False,
+        "presupuesto", False, "target:Olga", "any", "target:rain", "user", "yesterday",
+    )  # fmt: skip
+    assert row_heads(row) == {
+        "speaker": "target",
+        "style": "any",
+        "environment": "rain",
+        "content": "present",
+        "role": "user",
+        "time": "yesterday",
+    }
+    assert row_unit_labels(row, units(row.text)) == [0, 0, 0, 0, 0, 1, 0]
+    zh = PlanRow(
+        "y", "zh", "topic", "奥尔加说了什么关于预算的事", False, "预算", False,
+        "target:奥尔加", "any", "any", None, None,
+    )  # fmt: skip
+    assert row_unit_labels(zh, units(zh.text)) == [0, 1, 0]
+
+
+def test_the_generated_corpus_in_other_languages_keeps_its_rules() -> None:
+    from voxmem.benchmarks.planner_corpus_multi import LANGS, _problems, generate_multi
+    from voxmem.benchmarks.train_planner_multi import row_unit_labels
+
+    rows = generate_multi(600, 4)
+    assert rows == generate_multi(600, 4) and rows != generate_multi(600, 5)
+    assert {r.lang for r in rows} == set(LANGS) and "en" not in LANGS
+    assert [(r.id, p) for r in rows if (p := _problems(r))] == []
+    # every row with content has a unit the trainer marks as content
+    missing = [r.text for r in rows if r.content and 1 not in row_unit_labels(r, units(r.text))]
+    assert missing == []
+    with pytest.raises(ValueError, match="no tables"):
+        generate_multi(5, 0, ["xx"])
+
+
+def test_training_is_deterministic_and_takes_train_pools_only(tmp_path: Path) -> None:
+    from voxmem.benchmarks.train_planner_multi import MultiParams, train_multilingual
+
+    p = MultiParams(corpus=40, hidden=8, epochs=2, unit_epochs=1, generated_other=40)
+    outs = []
+    for name in ("a", "b"):
+        out = tmp_path / f"{name}.npz"
+        train_multilingual(
+            seed=3, pools=["plans/test_v3"], out=out, params=p, vectors=_Vectors(),
+            log=lambda _: None,
+        )  # fmt: skip
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]
+    model = MultiModel.load(tmp_path / "a.npz")
+    assert model.w["unit.w2"].shape == (8, 2)
+    for pool in ("plans/test_v8", "plans/test_v7"):
+        with pytest.raises(PoolError, match="only a train pool may train"):
+            train_multilingual(
+                pools=[pool], out=tmp_path / "c.npz", params=p, vectors=_Vectors(),
+                log=lambda _: None,
+            )  # fmt: skip
+    assert not (tmp_path / "c.npz").exists()
+
+
+# --- the shipped weights with the real multilingual-e5 --------------------------------
+
+
+def test_shipped_weights_are_small_plain_arrays() -> None:
+    assert WEIGHTS.is_file(), "run `benchmarks train-planner` to build the weights"
+    assert WEIGHTS.stat().st_size < 2_000_000
+    MultiModel.load()  # fits the features and the heads, or raises
+
+
+@pytest.fixture(scope="module")
+def multi() -> MultilingualPlanner:
+    return MultilingualPlanner()
+
+
+@pytest.mark.models
+def test_shipped_planner_reads_names_in_other_scripts(multi: MultilingualPlanner) -> None:
+    names = ["Olga", "Kwame"]
+    plan = multi.plan("¿Qué dijo Olga sobre el presupuesto?", False, names)
+    assert str(plan.speaker) == "target:Olga" and plan.content == "presupuesto"
+    plan = multi.plan("Что Ольга сказала о бюджете?", False, names)
+    assert str(plan.speaker) == "target:Olga"
+    assert plan.content and "бюджете" in plan.content and "Ольга" not in plan.content
