@@ -109,10 +109,14 @@ def train_planner(
         "among 0-2 on the dev pool plans/test_v7).",
     ),
     out: Path | None = typer.Option(
-        None, "--out", help="Weights file (default: the planner's shipped weights)."
+        None, "--out", help="English planner's weights file (default: its shipped weights)."
     ),
-    train: int = typer.Option(12000, min=50, help="Generated training instructions."),
-    dev: int = typer.Option(2000, min=10, help="Generated dev instructions (held-back wordings)."),
+    train: int = typer.Option(
+        12000, min=50, help="Generated training instructions (English planner)."
+    ),
+    dev: int = typer.Option(
+        2000, min=10, help="Generated dev instructions, held-back wordings (English planner)."
+    ),
     cache: Path | None = typer.Option(
         None, "--cache", help="Folder keeping the corpus's and pools' encodings between runs."
     ),
@@ -125,9 +129,11 @@ def train_planner(
         "both", "--which", help="Which planner to train: english, other or both."
     ),
 ) -> None:
-    """Generate the planner's corpus, train the English planner on that and the written
-    train pools and the planner for other languages on the pools in every language,
-    write their weights, print dev accuracy."""
+    """Train the instruction planners and write their weights: the English planner on
+    its generated corpus and the written train pools (``--train``, ``--dev``, ``--out``;
+    prints its dev accuracy), and the planner for other languages on the train pools in
+    every language and generated corpora (``--other-out``; about 6 minutes on 2 cores
+    with its encodings cached, longer without)."""
     from voxmem.benchmarks.train_planner import TrainParams
     from voxmem.benchmarks.train_planner import train_planner as run_training
     from voxmem.retrievers.planner import WEIGHTS

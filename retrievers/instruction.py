@@ -247,6 +247,7 @@ class InstructionParser:
     def parse(
         self, instruction: str, has_reference: bool = False, speaker_names: Sequence[str] = ()
     ) -> RetrievalPlan:
+        from voxmem.errors import ModelUnavailable
         from voxmem.retrievers.planner import PlannerUnavailable
 
         notices: list[PlanNotice] = []
@@ -259,7 +260,7 @@ class InstructionParser:
             try:
                 plan = self._trained_planner().plan(instruction, has_reference, speaker_names)
                 return replace(plan, notices=(*notices, *plan.notices))
-            except PlannerUnavailable as exc:
+            except (PlannerUnavailable, ModelUnavailable) as exc:
                 notices.append(PlanNotice("fallback", f"{exc}; the lexicon read it"))
         plan = self.parse_lexicon(instruction, has_reference, speaker_names)
         return replace(plan, notices=(*notices, *plan.notices))

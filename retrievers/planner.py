@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from voxmem.errors import VoxmemError
+from voxmem.errors import ModelUnavailable, VoxmemError
 from voxmem.memory.encoders.base import l2_normalize, shared_model
 from voxmem.memory.encoders.style import STYLE_VOCABULARY
 from voxmem.retrievers.plan import Constraint, Order, PlanNotice, RetrievalPlan, TimeWindow
@@ -191,34 +191,74 @@ def _identify(text: str) -> tuple[str, float]:
     return str(lang), float(prob)
 
 
+def _foreign_evidence(text: str) -> int:
+    """Foreign function words and letters English does not use."""
+    words = [w.lower() for w in words_of(text)]
+    return sum(w in _FOREIGN for w in words) + sum(c in "¿¡ñãõßœ" for c in text.lower())
+
+
 def _function_words_say_english(text: str) -> bool:
     words = [w.lower() for w in words_of(text)]
-    foreign = sum(w in _FOREIGN for w in words) + sum(c in "¿¡ñãõßœ" for c in text.lower())
     english = sum(w in _ENGLISH for w in words)
+    foreign = _foreign_evidence(text)
     return foreign == 0 or english > foreign
 
 
+_vocabulary: frozenset[str] | None = None
+
+
+def _english_vocabulary() -> frozenset[str]:
+    """The whole words of MiniLM's English vocabulary (its ``vocab.txt``), or none when
+    the model is not installed."""
+    global _vocabulary
+    with _identifier_lock:
+        if _vocabulary is None:
+            words: frozenset[str] = frozenset()
+            try:
+                from voxmem.models import Role, resolve
+                from voxmem.settings import Settings, TextSettings
+
+                model = resolve(Role.TEXT, Settings(text=TextSettings(backend="minilm")))
+                vocab = Path(model.location) / "vocab.txt"
+                if vocab.is_file():
+                    words = frozenset(
+                        w for w in vocab.read_text(encoding="utf-8").split() if w.isalpha()
+                    )
+            except VoxmemError:
+                pass
+            _vocabulary = words
+        return _vocabulary
+
+
 def is_english(text: str, names: Sequence[str] = ()) -> bool:
-    """Whether ``text`` is English: Latin script, and English to a language identifier
-    that reads it without the known speakers' ``names`` (names sway it on short
-    requests: "Priya laughing"); when the identifier is unsure, more English than
-    foreign function words."""
-    letters = [c for c in text if c.isalpha()]
+    """Whether ``text`` is English, read without the known speakers' ``names`` (names
+    sway a language identifier on short requests: "Priya laughing"): Latin script;
+    then English when every word is an English word and nothing (function words,
+    letters) says otherwise ("pasta recipe", "traffic noise": too short for an
+    identifier); else what a language identifier says when it is sure enough, and
+    when it is not, more English than foreign function words."""
+    bare = text
+    for name in sorted((n for n in names if n.strip()), key=len, reverse=True):
+        bare = re.sub(rf"(?i)(?<!\w){re.escape(name)}(?:['’]s)?(?!\w)", " ", bare)
+    letters = [c for c in bare if c.isalpha()]
     if not letters:
         return True
     latin = sum("LATIN" in unicodedata.name(c, "") for c in letters)
     if latin < 0.8 * len(letters):
         return False
-    bare = text
-    for name in sorted(names, key=len, reverse=True):
-        if name.strip():
-            bare = re.sub(rf"(?i)(?<!\w){re.escape(name)}(?:['’]s)?(?!\w)", " ", bare)
-    if not re.search(r"[^\W\d_]", bare):
+    words = [w.lower() for w in words_of(bare) if re.search(r"[^\W\d_]", w)]
+    vocabulary = _english_vocabulary()
+    foreign = _foreign_evidence(bare)
+    if (
+        not foreign
+        and vocabulary
+        and all(w.replace("’", "'").split("'")[0] in vocabulary for w in words)
+    ):
         return True
     lang, prob = _identify(bare)
     if prob >= LANGUAGE_MIN_PROB:
         return lang == "en"
-    return _function_words_say_english(text)
+    return _function_words_say_english(bare)
 
 
 # --- features ------------------------------------------------------------------
@@ -522,7 +562,7 @@ def _span(words: Sequence[str], tags: Sequence[str], tag: str) -> list[str]:
 
 def _named(text: str, names: Sequence[str]) -> str | None:
     low = text.lower()
-    for n in sorted(names, key=len, reverse=True):
+    for n in sorted((n for n in names if n.strip()), key=len, reverse=True):
         if re.search(rf"(?<![\w-]){re.escape(n.lower())}(?:'s)?(?![\w-])", low):
             return n
     return None
@@ -725,8 +765,8 @@ class TrainedPlanner:
             else self.model.predict(encoded, speaker_names, has_reference=True)
         )
         english = set(readable)
-        out: dict[int, RetrievalPlan] = {
-            i: self.other_languages.plan(t, has_reference, speaker_names)
+        out = {
+            i: self._other_language_plan(t, has_reference, speaker_names)
             for i, t in enumerate(instructions)
             if i not in english
         }
@@ -741,6 +781,22 @@ class TrainedPlanner:
                 plan = dataclasses.replace(plan, notices=(*plan.notices, *missing))
             out[i] = plan
         return [out[i] for i in range(len(instructions))]
+
+    def _other_language_plan(
+        self, instruction: str, has_reference: bool, speaker_names: Sequence[str]
+    ) -> RetrievalPlan:
+        """The planner for other languages' plan; when it cannot run (no weights, no
+        multilingual-e5), the content-only plan with a notice saying why, so English
+        instructions planned beside it are not lost with it."""
+        try:
+            plan: RetrievalPlan = self.other_languages.plan(
+                instruction, has_reference, speaker_names
+            )
+            return plan
+        except (PlannerUnavailable, ModelUnavailable) as exc:
+            plan = not_english_plan(instruction, speaker_names)
+            why = PlanNotice("fallback", f"{exc}; the words were used as content")
+            return dataclasses.replace(plan, notices=(why, *plan.notices))
 
 
 _DEFAULT: TrainedPlanner | None = None

