@@ -724,11 +724,12 @@ class TrainedPlanner:
 
     @property
     def other_languages(self) -> Any:
-        if self._other is None:
-            from voxmem.retrievers.planner_multi import MultilingualPlanner
+        with _identifier_lock:
+            if self._other is None:
+                from voxmem.retrievers.planner_multi import MultilingualPlanner
 
-            self._other = MultilingualPlanner()
-        return self._other
+                self._other = MultilingualPlanner()
+            return self._other
 
     @property
     def model(self) -> PlanModel:

@@ -378,18 +378,22 @@ class MultilingualPlanner:
 
     def __init__(self, model: MultiModel | None = None, vectors: E5Vectors | None = None) -> None:
         self._model, self._vectors = model, vectors
+        # loaded once, on first use, whichever thread comes first
+        self._loading = threading.Lock()
 
     @property
     def model(self) -> MultiModel:
-        if self._model is None:
-            self._model = MultiModel.load()
-        return self._model
+        with self._loading:
+            if self._model is None:
+                self._model = MultiModel.load()
+            return self._model
 
     @property
     def vectors(self) -> E5Vectors:
-        if self._vectors is None:
-            self._vectors = E5Vectors()
-        return self._vectors
+        with self._loading:
+            if self._vectors is None:
+                self._vectors = E5Vectors()
+            return self._vectors
 
     def plan(
         self, instruction: str, has_reference: bool = False, speaker_names: Sequence[str] = ()

@@ -170,6 +170,30 @@ def test_a_planner_for_other_languages_that_cannot_run_loses_nothing_else(
     assert not plans[1].notices
 
 
+def test_weights_are_loaded_once_whichever_threads_ask_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+    import time
+
+    loads = []
+
+    def load(cls: type[MultiModel], *a: object) -> MultiModel:
+        loads.append(1)
+        time.sleep(0.05)
+        return MultiModel(_weights({}, True))
+
+    monkeypatch.setattr(MultiModel, "load", classmethod(load))
+    planner = MultilingualPlanner(vectors=_Vectors())
+    got: list[MultiModel] = []
+    threads = [threading.Thread(target=lambda: got.append(planner.model)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(loads) == 1 and len({id(m) for m in got}) == 1
+
+
 # --- training ------------------------------------------------------------------------
 
 
