@@ -2691,9 +2691,9 @@ if __name__ == "__main__":
         print(problem)
     assert not bad, f"{len(bad)} rows break the rules"
     by_lang = Counter(r.lang for r in rows)
-    by_family = Counter(r.family for r in rows)
+    family_counts = Counter(r.family for r in rows)
     print("rows per language:", dict(by_lang))
-    print("rows per family:", dict(by_family.most_common()))
+    print("rows per family:", dict(family_counts.most_common()))
     clip = sum(r.has_reference for r in rows)
     unused = sum(
         r.has_reference
