@@ -133,7 +133,7 @@ def train_planner(
     its generated corpus and the written train pools (``--train``, ``--dev``, ``--out``;
     prints its dev accuracy), and the planner for other languages on the train pools in
     every language and generated corpora (``--other-out``; about 6 minutes on 2 cores
-    with its encodings cached, longer without)."""
+    with half of its encodings cached by ``--cache``, longer without)."""
     from voxmem.benchmarks.train_planner import TrainParams
     from voxmem.benchmarks.train_planner import train_planner as run_training
     from voxmem.retrievers.planner import WEIGHTS

@@ -446,6 +446,39 @@ class Prediction:
         }
 
 
+def check_heads(
+    w: dict[str, np.ndarray],
+    heads: dict[str, tuple[int, int]],
+    source: str,
+    what: dict[str, str] | None = None,
+) -> None:
+    """Each two-layer head ``prefix -> (inputs, choices)`` of ``heads`` present in ``w``
+    and shaped for them, else ``PlannerUnavailable`` naming the head (``what``, or its
+    prefix) and saying how to rebuild the weights."""
+    for prefix, (n_in, n_out) in heads.items():
+        w1, w2 = w.get(f"{prefix}.w1"), w.get(f"{prefix}.w2")
+        b1, b2 = w.get(f"{prefix}.b1"), w.get(f"{prefix}.b2")
+        ok = (
+            w1 is not None
+            and w2 is not None
+            and b1 is not None
+            and b2 is not None
+            and w1.ndim == 2
+            and w1.shape[0] == n_in
+            and w2.shape == (w1.shape[1], n_out)
+            and b1.shape == (w1.shape[1],)
+            and b2.shape == (n_out,)
+        )
+        if not ok:
+            found = "missing" if w1 is None else f"{w1.shape[0]} inputs"
+            name = (what or {}).get(prefix, f"{prefix!r} head")
+            raise PlannerUnavailable(
+                f"{source} do not fit this planner: its {name} reads {n_in} "
+                f"features into {n_out} choices ({found} there); run "
+                "`benchmarks train-planner` to rebuild them"
+            )
+
+
 class PlanModel:
     """Weights of the word tagger and the span classifiers (numpy arrays)."""
 
@@ -460,26 +493,7 @@ class PlanModel:
         heads = {"tag": (4 * 384 + N_FLAGS, len(TAGS))} | {
             head: (span_in, len(span_labels(head))) for head in SPANS.values()
         }
-        for prefix, (n_in, n_out) in heads.items():
-            w1, w2 = self.w.get(f"{prefix}.w1"), self.w.get(f"{prefix}.w2")
-            b1, b2 = self.w.get(f"{prefix}.b1"), self.w.get(f"{prefix}.b2")
-            ok = (
-                w1 is not None
-                and w2 is not None
-                and b1 is not None
-                and b2 is not None
-                and w1.shape[0] == n_in
-                and w2.shape == (w1.shape[1], n_out)
-                and b1.shape == (w1.shape[1],)
-                and b2.shape == (n_out,)
-            )
-            if not ok:
-                found = "missing" if w1 is None else f"{w1.shape[0]} inputs"
-                raise PlannerUnavailable(
-                    f"{source} do not fit this planner: its {prefix!r} head reads {n_in} "
-                    f"features into {n_out} choices ({found} there); run "
-                    "`benchmarks train-planner` to rebuild them"
-                )
+        check_heads(self.w, heads, source)
 
     @classmethod
     def load(cls, path: Path = WEIGHTS) -> PlanModel:

@@ -48,6 +48,7 @@ from voxmem.retrievers.planner import (
     PlannerUnavailable,
     _named,
     assemble,
+    check_heads,
     mlp,
     softmax,
 )
@@ -321,20 +322,8 @@ class MultiModel:
             raise PlannerUnavailable(
                 f"{source} lack {', '.join(missing)}: run `benchmarks train-planner`"
             )
-        for p, (n_in, n_out) in parts.items():
-            w1, b1, w2, b2 = (self.w[f"{p}.{k}"] for k in ("w1", "b1", "w2", "b2"))
-            hidden = w1.shape[1] if w1.ndim == 2 else -1
-            if (
-                w1.shape != (n_in, hidden)
-                or b1.shape != (hidden,)
-                or w2.shape != (hidden, n_out)
-                or b2.shape != (n_out,)
-            ):
-                what = "unit classifier" if p == "unit" else f"{p.split('.')[1]} head"
-                raise PlannerUnavailable(
-                    f"{source}: the {what} does not fit this planner's features or labels; "
-                    "run `benchmarks train-planner`"
-                )
+        what = {p: f"{p.removeprefix('sent.')} head" for p in parts}
+        check_heads(self.w, parts, source, what | {"unit": "unit classifier"})
 
     @classmethod
     def load(cls, path: Path = WEIGHTS) -> MultiModel:
@@ -378,6 +367,7 @@ class MultilingualPlanner:
 
     def __init__(self, model: MultiModel | None = None, vectors: E5Vectors | None = None) -> None:
         self._model, self._vectors = model, vectors
+        self._label_vectors: np.ndarray | None = None
         # loaded once, on first use, whichever thread comes first
         self._loading = threading.Lock()
 
@@ -395,6 +385,14 @@ class MultilingualPlanner:
                 self._vectors = E5Vectors()
             return self._vectors
 
+    def _labels(self) -> np.ndarray:
+        """The label words' vectors, encoded once."""
+        vectors = self.vectors
+        with self._loading:
+            if self._label_vectors is None:
+                self._label_vectors = label_vectors(vectors)
+            return self._label_vectors
+
     def plan(
         self, instruction: str, has_reference: bool = False, speaker_names: Sequence[str] = ()
     ) -> RetrievalPlan:
@@ -402,9 +400,7 @@ class MultilingualPlanner:
         speaker_names = [n for n in speaker_names if n.strip()]
         words = units(text)
         vecs = self.vectors([text, *(w.lower() for w in words)])
-        pred = self.model.predict(
-            vecs[0], vecs[1:], words, has_reference, label_vectors(self.vectors)
-        )
+        pred = self.model.predict(vecs[0], vecs[1:], words, has_reference, self._labels())
         heads = dict(pred.heads)
         name = _named(text, speaker_names)
         name_units: set[int] = set()
