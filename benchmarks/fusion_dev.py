@@ -1,12 +1,16 @@
-"""The dev set that ``FusionParams.lexical_weight`` is chosen on, and the sweep.
+"""The dev sets that ``FusionParams.lexical_weight`` and ``lexical_weight_turns`` are
+chosen on, and the sweeps.
 
-    python -m voxmem.benchmarks.fusion_dev [--seed 0]
+    python -m voxmem.benchmarks.fusion_dev [--seed 0] [--turns]
 
 Spoken questions to a text corpus, as in SQuTR, but with questions and passages of
 its own (no wording of ``facts.FACTS``, which every mini edition is built from) and
 backgrounds SQuTR-mini does not use. The voices are the same engines (the project
 has about ten identities in all); each question gets a different voice than the
-same position would in SQuTR-mini. Role: ``dev``. No test edition is ever read here.
+same position would in SQuTR-mini. With ``--turns`` the same facts are said aloud and
+stored as turns of a memory (questions, answers and related sentences), and each
+spoken question asks for the turn that answers it, as a dialogue's next turn would.
+Role: ``dev``. No test edition is ever read here.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import argparse
 import json
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -132,13 +137,23 @@ WEIGHTS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
 
 
 def main() -> None:
+    """``--turns``: the spoken-turns sweep; otherwise the text passages' sweep."""
+    args = _args()
+    if args.turns:
+        turns_main(args.seed)
+    else:
+        passages_main(args.seed)
+
+
+def passages_main(seed: int) -> None:
+    """Spoken questions to text passages; the weight chosen here is
+    ``FusionParams.lexical_weight``."""
     from voxmem.memory.perception import Perception
     from voxmem.memory.store import AudioMemory
     from voxmem.retrievers.baselines import Query, retrieve
     from voxmem.retrievers.metrics import mean_scores, trec_scores
     from voxmem.retrievers.recall import FusionParams, Reference, recall
 
-    args = _args()
     settings = bench_settings(mini=True)
     cache = ClipCache(settings.cache_dir / "synth")
     perception = Perception.from_settings(settings)
@@ -155,7 +170,7 @@ def main() -> None:
     ]
     n = len(DEV_FACTS)
     voices = [v.id for v in distinct_voices()] + ["festival-slt-hts"]
-    rng = np.random.default_rng(args.seed)
+    rng = np.random.default_rng(seed)
     out: dict[str, dict[str, float]] = {}
     for cond, snr in CONDITIONS.items():
         refs = []
@@ -200,9 +215,86 @@ def main() -> None:
     memory.close()
 
 
+def turns_main(seed: int) -> None:
+    """The same facts said aloud and stored as turns of the memory (the questions too, as
+    in a conversation), each turn's words from the memory's own ASR: the spoken question
+    asks for the turn that answers it (grade 2; the related turn 1), its own turn left
+    out. The weight chosen here is ``FusionParams.lexical_weight_turns``."""
+    from voxmem.memory.perception import Perception
+    from voxmem.memory.store import AudioMemory
+    from voxmem.retrievers.baselines import Query, retrieve
+    from voxmem.retrievers.metrics import mean_scores, trec_scores
+    from voxmem.retrievers.recall import FusionParams, Reference, recall
+
+    settings = bench_settings(mini=True)
+    cache = ClipCache(settings.cache_dir / "synth")
+    perception = Perception.from_settings(settings)
+    memory = AudioMemory.open(
+        Path(tempfile.mkdtemp(prefix="voxmem-fusion-dev-turns-")),
+        settings=settings,
+        perception=perception,
+    )
+    voices = [v.id for v in distinct_voices()] + ["festival-slt-hts"]
+    rng = np.random.default_rng(seed)
+    which: dict[str, tuple[int, str]] = {}  # segment id -> (fact, "q" | "a" | "r")
+    for i, fact in enumerate(DEV_FACTS):
+        for j, (part, text) in enumerate(zip("qar", fact, strict=True)):
+            u = Utterance(text, voices[(i + 3 * j + 5) % len(voices)], seed=2000 + 3 * i + j)
+            for seg in memory.ingest(render(u, cache), tenant="dev", session=f"f{i}{part}"):
+                which[seg.id] = (i, part)
+    out: dict[str, dict[str, float]] = {}
+    for cond, snr in CONDITIONS.items():
+        rows: dict[str, list[dict[str, float]]] = {}
+        for i, (question, _, _) in enumerate(DEV_FACTS):
+            u = Utterance(
+                question,
+                voices[(i + 7) % len(voices)],
+                background=DEV_NOISES[int(rng.integers(len(DEV_NOISES)))]
+                if snr is not None
+                else None,
+                snr_db=snr,
+                rt60=0.3 if snr is not None else None,
+                seed=3000 + i,
+            )
+            ref = Reference.encode(memory, render(u, cache))
+            grade = {"a": 2, "r": 1}
+            qrels = {s: grade[p] for s, (f, p) in which.items() if f == i and p in grade}
+            own = {s for s, (f, p) in which.items() if f == i and p == "q"}
+
+            for name in ("bm25", "dense"):
+                q = Query("", ref, instruction_in_text=False)
+                ranked = retrieve(name, memory, "dev", q, k=len(which))
+                rows.setdefault(name, []).append(trec_scores(_scored(ranked, own), qrels))
+            for w in WEIGHTS:
+                res = recall(
+                    memory,
+                    "dev",
+                    "Find the turn that answers this spoken question.",
+                    reference=ref,
+                    k=len(which),
+                    params=FusionParams(lexical_weight_turns=w),
+                )
+                rows.setdefault(f"w={w}", []).append(trec_scores(_scored(res.turns, own), qrels))
+        out[cond] = {k: mean_scores(v)["nDCG@10"] for k, v in rows.items()}
+        print(cond, json.dumps({k: round(v, 4) for k, v in out[cond].items()}), flush=True)
+    mean = {k: float(np.mean([out[c][k] for c in out])) for k in out["clean"]}
+    print("mean", json.dumps({k: round(v, 4) for k, v in mean.items()}))
+    memory.close()
+
+
+def _scored(turns: list[Any], leave_out: set[str]) -> dict[str, float]:
+    """Each ranked turn's score, the query's own turn left out."""
+    return {t.segment.id: t.score for t in turns if t.segment.id not in leave_out}
+
+
 def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--turns",
+        action="store_true",
+        help="the facts stored as spoken turns of the memory, not as text passages",
+    )
     return parser.parse_args()
 
 

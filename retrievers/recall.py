@@ -56,9 +56,13 @@ class FusionParams:
     #: memory holds this many of their turns (0 turns it off)
     baseline_turns: int = 3
     #: weight of lexical evidence (BM25 over transcripts) in the content score, against
-    #: the text vectors' cosine, each z-normalised over the candidates (0: vectors only).
-    #: Tuned on a dev set of its own (``python -m voxmem.benchmarks.fusion_dev``)
+    #: the text vectors' cosine, each z-normalised over the candidates (0: vectors only),
+    #: when the candidates are text (passages handed in as a pool, with no span of
+    #: audio). Tuned on a dev set of its own (``python -m voxmem.benchmarks.fusion_dev``)
     lexical_weight: float = 0.5
+    #: the same weight when the candidates are spoken turns, whose words are the ASR's
+    #: (``python -m voxmem.benchmarks.fusion_dev --turns``)
+    lexical_weight_turns: float = 0.2
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,9 @@ def recall(
     """Turns (and, with ``documents``, recordings) that best follow ``instruction``.
 
     ``pool`` scores the given items instead of searching the tenant's index: a text
-    corpus outside the memory (SQuTR's passages), or a caller's own shortlist."""
+    corpus outside the memory (SQuTR's passages), or a caller's own shortlist. Content
+    fuses BM25 with ``params.lexical_weight`` for text passages (segments with no span
+    of audio, ``end <= start``) and ``params.lexical_weight_turns`` for spoken turns."""
     if k < 1:
         raise ValueError(f"k must be 1 or more (got {k}): how many turns to return")
     params = params or FusionParams()
@@ -237,11 +243,11 @@ def recall(
         )
     parts: dict[str, dict[str, np.ndarray]] = {}
     words = _content_text(plan, ref)
-    if "content" in columns and words and params.lexical_weight > 0:
+    w = params.lexical_weight_turns if _spoken(cands) else params.lexical_weight
+    if "content" in columns and words and w > 0:
         dense = columns["content"][1]
         lex = _lexical_scores(cands, words, pool)
         if float(lex.std()) > 1e-9:
-            w = params.lexical_weight
             columns["content"] = ("vector+lexical", (1 - w) * _z(dense) + w * _z(lex))
             parts["content"] = {"vector": dense, "lexical": lex}
     if "style" in columns and ref is not None and pool is None and params.baseline_turns > 0:
@@ -264,6 +270,12 @@ def recall(
         result.documents = roll_up(turns)[:k]
         result.turns = turns[:k]
     return result
+
+
+def _spoken(cands: Sequence[Segment]) -> bool:
+    """Whether the candidates are spoken turns (most have a span of audio, their words
+    the ASR's) rather than text passages."""
+    return 2 * sum(s.end > s.start for s in cands) > len(cands)
 
 
 def _passing(segments: Iterable[Segment], filters: Mapping[str, Any]) -> list[Segment]:

@@ -451,9 +451,12 @@ def test_content_evidence_fuses_words_and_vectors(memory: AudioMemory) -> None:
         [_turn(memory, t, v, 20 + i) for i, t in enumerate(NOISY_ROOM)], tenant="t", session="s"
     )
     ref = Reference(tone(500), {}, NOISY_QUERY)
-    fused = recall(memory, "t", SPOKEN, reference=ref, k=10)
+    # the weight as for passages: the fusion at work, not the weight chosen for turns
+    fused = recall(
+        memory, "t", SPOKEN, reference=ref, k=10, params=FusionParams(lexical_weight_turns=0.5)
+    )
     dense = recall(
-        memory, "t", SPOKEN, reference=ref, k=10, params=FusionParams(lexical_weight=0.0)
+        memory, "t", SPOKEN, reference=ref, k=10, params=FusionParams(lexical_weight_turns=0.0)
     )
     assert fused.plan.content_from_reference
     rare = "we talked with the supplier named quillfeather on monday"
@@ -490,6 +493,29 @@ def test_a_pool_gets_lexical_evidence_from_the_whole_pool(memory: AudioMemory) -
     assert bm25[0].segment.id == "p4"
     # the same BM25 scores as the baseline's, over the same pool
     assert result.turns[0].evidence["content"].parts["lexical"] == pytest.approx(bm25[0].score)
+
+
+def test_spoken_turns_and_text_passages_take_their_own_lexical_weight(
+    memory: AudioMemory,
+) -> None:
+    """Turns of the memory (a span of audio, the ASR's words) fuse BM25 with
+    ``lexical_weight_turns``; passages handed in as a pool with ``lexical_weight``."""
+    from voxmem.retrievers.recall import FusionParams
+
+    v = _voice(memory, 1)
+    memory.add_segments(
+        [_turn(memory, t, v, 20 + i) for i, t in enumerate(NOISY_ROOM)], tenant="t", session="s"
+    )
+    pool = _pool(memory, NOISY_ROOM)
+    ref = Reference(tone(500), {}, NOISY_QUERY)
+
+    def how(params: FusionParams, **kw: object) -> str:
+        res = recall(memory, "t", SPOKEN, reference=ref, k=3, params=params, **kw)  # type: ignore[arg-type]
+        return res.turns[0].evidence["content"].how
+
+    no_text, no_turns = FusionParams(lexical_weight=0.0), FusionParams(lexical_weight_turns=0.0)
+    assert how(no_text) == "vector+lexical" and how(no_turns) == "vector"
+    assert how(no_text, pool=pool) == "vector" and how(no_turns, pool=pool) == "vector+lexical"
 
 
 def test_no_shared_word_leaves_content_to_the_vectors(memory: AudioMemory) -> None:
@@ -570,6 +596,7 @@ def test_a_clips_words_are_embedded_once_with_the_clip(tmp_path: Path) -> None:
     """Recall matching a reference's words uses the query vector embedded with the clip:
     the words are not embedded again for the search, nor at all when the same clip is
     asked about again."""
+    from voxmem.retrievers.recall import FusionParams
     from voxmem.retrievers.reference import CACHE
 
     CACHE.clear()
@@ -581,13 +608,14 @@ def test_a_clips_words_are_embedded_once_with_the_clip(tmp_path: Path) -> None:
     clip = tone(470, 2.0)
     said = memory.perception.transcriber.transcribe(clip).text
     text = memory.perception.text = _CountingText(memory.perception.text)  # type: ignore[assignment]
-    first = recall(memory, "t", SPOKEN, reference=clip, k=3)
+    fused = FusionParams(lexical_weight_turns=0.5)  # the rare word heard wins with BM25
+    first = recall(memory, "t", SPOKEN, reference=clip, k=3, params=fused)
     assert first.plan.content_from_reference and said
     assert text.queried.count(said) == 1  # with the clip, never again for the search
     ref = Reference.encode(memory, clip)
     np.testing.assert_array_equal(ref.vectors["text"], text.inner.queries([said])[0])
     before = len(text.queried)
-    again = recall(memory, "t", SPOKEN, reference=clip, k=3)
+    again = recall(memory, "t", SPOKEN, reference=clip, k=3, params=fused)
     assert said not in text.queried[before:]  # cached with the clip
     assert [t.segment.id for t in again.turns] == [t.segment.id for t in first.turns]
     assert "quillfeather" in first.turns[0].segment.transcript  # matched on the clip's words
