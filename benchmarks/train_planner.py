@@ -4,6 +4,11 @@ The planner learns from the generated corpus (every word tagged) and from the wr
 pools whose role is ``train`` (``TRAIN_POOLS``): their gold plans say what is asked,
 not which words ask it, so their words carry partial tags, learnt by EM.
 
+The shipped weights are an ensemble of three members trained apart (seeds 0, 1 and 2,
+each with its own draw of the corpus), whose probabilities the planner averages: on
+the dev pool ``plans/test_v7`` the three alone planned 308, 300 and 303 of its 350
+English rows right, together 313.
+
 Deterministic for a seed (one BLAS thread, seeded initialisation and batches,
 features rounded before training): the same seed gives the same weights file,
 byte for byte. Prints accuracy on the generated dev corpus, whose wordings are
@@ -52,6 +57,7 @@ from voxmem.retrievers.planner import (
     span_features,
     span_labels,
     weights_hash,
+    with_members,
     word_features,
     words_of,
 )
@@ -77,6 +83,10 @@ class TrainParams:
     pools: tuple[str, ...] = TRAIN_POOLS
     pool_repeat: int = 3
     pool_warm: int = 1
+    #: members of the ensemble, each trained alone with its own seed (the seed given
+    #: and the next ones) on its own draw of the generated corpus; their probabilities
+    #: are averaged
+    members: int = 3
 
 
 class _Adam:
@@ -359,7 +369,10 @@ def _pool_spans(
     the row's gold value (rows where it marks none teach nothing here)."""
     tag = next(t for t, h in SPANS.items() if h == head)
     labels = span_labels(head)
-    # the tagger as it ships (half precision), so the spans are those it will mark
+    # the tagger as it ships (half precision), so the spans are those it will mark; in an
+    # ensemble each member learns from its own tagger's spans (so a member is the same
+    # bytes as a model trained alone), while the shipped model's spans are the averaged
+    # tagger's
     shipped = {k: v.astype(np.float16).astype(np.float32) for k, v in weights.items()}
     xs, ys = [], []
     for ex, enc in zip(pool, encoded, strict=True):
@@ -470,27 +483,35 @@ def train_planner(
     cache: Path | None = None,
     log: Callable[[str], None] = print,
 ) -> dict[str, float]:
-    """Generate, encode, train, write ``out``; return dev accuracy (tuning figures)."""
+    """Generate, encode, train each member of the ensemble (seeds ``seed`` to
+    ``seed + members - 1``), write ``out``; return the ensemble's accuracy on the dev
+    corpus drawn with ``seed`` (tuning figures)."""
     p = params or TrainParams()
+    if p.members < 1:
+        raise ValueError(f"an ensemble needs one member or more, not {p.members}")
     start = time.perf_counter()
-    train_set, dev_set = generate(p.train, seed, "train"), generate(p.dev, seed, "dev")
+    dev_set = generate(p.dev, seed, "dev")
     pool = pool_examples(p.pools)
     enc = encoder or WordEncoder()
     import torch
 
     torch.set_num_threads(1)  # one thread: as fast on shared cores, and the same sums
-    log(f"encoding {len(train_set)} train and {len(dev_set)} dev instructions ...")
-    train_enc = _encode(enc, [e.text for e in train_set], cache, log)
+    log(f"encoding {len(dev_set)} dev instructions ...")
     dev_enc = _encode(enc, [e.text for e in dev_set], cache, log)
     log(f"and {len(pool)} written instructions of the train pools {', '.join(p.pools)} ...")
     pool_enc = _encode(enc, [" ".join(ex.words) for ex in pool], cache, log)
-    log(f"encoded in {time.perf_counter() - start:.0f} s; training ...")
-    weights = train(train_set, train_enc, seed, p, pool, pool_enc)
+    members = []
+    for k in range(p.members):
+        train_set = generate(p.train, seed + k, "train")
+        log(f"member {k + 1} of {p.members} (seed {seed + k}): encoding {len(train_set)} ...")
+        train_enc = _encode(enc, [e.text for e in train_set], cache, log)
+        log(f"training member {k + 1} ...")
+        members.append(train(train_set, train_enc, seed + k, p, pool, pool_enc))
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(out, allow_pickle=False, **weights)
+    np.savez(out, allow_pickle=False, **with_members(members))
     scores = evaluate(PlanModel.load(out), dev_set, dev_enc, seed)
     log(f"wrote {out} (sha256 {weights_hash(out)[:16]}) in {time.perf_counter() - start:.0f} s")
     log("dev accuracy (tuning: wordings held back from training, used to choose settings):")
-    for k, v in scores.items():
-        log(f"  {k:14s} {v:.3f}")
+    for what, v in scores.items():
+        log(f"  {what:14s} {v:.3f}")
     return scores

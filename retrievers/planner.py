@@ -25,7 +25,7 @@ import itertools
 import re
 import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -413,7 +413,7 @@ def softmax(z: np.ndarray) -> np.ndarray:
     return out
 
 
-def mlp(x: np.ndarray, w: dict[str, np.ndarray], prefix: str) -> np.ndarray:
+def mlp(x: np.ndarray, w: Mapping[str, np.ndarray], prefix: str) -> np.ndarray:
     """Logits of a one-hidden-layer network (ReLU): ``prefix.w1 .b1 .w2 .b2``."""
     h = np.maximum(x @ w[f"{prefix}.w1"] + w[f"{prefix}.b1"], 0.0)
     out: np.ndarray = h @ w[f"{prefix}.w2"] + w[f"{prefix}.b2"]
@@ -479,21 +479,59 @@ def check_heads(
             )
 
 
+def members_of(
+    weights: Mapping[str, np.ndarray], source: str = "the given weights"
+) -> list[dict[str, np.ndarray]]:
+    """An ensemble's weights, member by member: the first member's arrays under their own
+    names, member ``k``'s (k >= 1) under ``m<k>.`` + name. Numbered members must follow
+    on from 1 with none missing, else ``PlannerUnavailable`` naming ``source``."""
+    members: dict[int, dict[str, np.ndarray]] = {0: {}}
+    for key, value in weights.items():
+        m = re.fullmatch(r"m([1-9]\d*)\.(.+)", key)
+        k, name = (int(m.group(1)), m.group(2)) if m else (0, key)
+        members.setdefault(k, {})[name] = np.asarray(value, np.float32)
+    rebuild = "run `benchmarks train-planner` to rebuild them"
+    if not members[0]:
+        raise PlannerUnavailable(
+            f"{source} hold no first member (arrays such as tag.w1); {rebuild}"
+        )
+    missing = sorted(set(range(1, max(members) + 1)) - set(members))
+    if missing:
+        raise PlannerUnavailable(
+            f"{source} hold members up to m{max(members)} but not "
+            f"{', '.join(f'm{k}' for k in missing)}; {rebuild}"
+        )
+    return [members[k] for k in range(len(members))]
+
+
+def with_members(members: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """One set of arrays holding every member (the inverse of ``members_of``)."""
+    out = dict(members[0])
+    for k, w in enumerate(members[1:], 1):
+        out |= {f"m{k}.{name}": v for name, v in w.items()}
+    return out
+
+
 class PlanModel:
-    """Weights of the word tagger and the span classifiers (numpy arrays)."""
+    """Weights of the word tagger and the span classifiers (numpy arrays): one set, or
+    an ensemble of sets trained apart (``members_of``), whose probabilities are
+    averaged."""
 
     def __init__(self, weights: dict[str, np.ndarray], source: str = "the given weights") -> None:
-        self.w = {k: np.asarray(v, np.float32) for k, v in weights.items()}
+        self.members = members_of(weights, source)
+        #: the first member's weights
+        self.w = self.members[0]
         self._check(source)
 
     def _check(self, source: str) -> None:
         """Every head's arrays present and shaped for this code's features and labels,
-        else ``PlannerUnavailable`` saying how to rebuild them."""
+        in every member, else ``PlannerUnavailable`` saying how to rebuild them."""
         span_in = 2 * 384 + len(STYLE_LABELS) + len(ENV_LABELS)
         heads = {"tag": (4 * 384 + N_FLAGS, len(TAGS))} | {
             head: (span_in, len(span_labels(head))) for head in SPANS.values()
         }
-        check_heads(self.w, heads, source)
+        for k, w in enumerate(self.members):
+            check_heads(w, heads, source if k == 0 else f"{source} (member {k})")
 
     @classmethod
     def load(cls, path: Path = WEIGHTS) -> PlanModel:
@@ -509,22 +547,30 @@ class PlanModel:
     ) -> list[Prediction]:
         out = []
         for e in batch:
-            tags = decode_tags(self.w, e, names, has_reference=has_reference)
+            tags = decode_tags(self.members, e, names, has_reference=has_reference)
             values = {}
             for tag, head in SPANS.items():
                 mask = np.array([t == tag for t in tags])
                 if mask.any():
-                    logits = mlp(span_features(e, mask)[None], self.w, head)[0]
-                    values[head] = span_labels(head)[int(logits.argmax())]
+                    x = span_features(e, mask)[None]
+                    p = np.mean([softmax(mlp(x, w, head))[0] for w in self.members], axis=0)
+                    values[head] = span_labels(head)[int(p.argmax())]
             out.append(Prediction(e.words, tags, values))
         return out
 
 
 def decode_tags(
-    w: dict[str, np.ndarray], e: Encoded, names: Sequence[str] = (), *, has_reference: bool
+    w: Mapping[str, np.ndarray] | Sequence[Mapping[str, np.ndarray]],
+    e: Encoded,
+    names: Sequence[str] = (),
+    *,
+    has_reference: bool,
 ) -> list[str]:
-    """Each word's tag under the tagger weights ``w``, with the confidence rules."""
-    p = softmax(mlp(word_features(e, names, has_reference=has_reference), w, "tag"))
+    """Each word's tag under the tagger weights ``w`` (one set, or an ensemble's sets,
+    whose probabilities are averaged), with the confidence rules."""
+    x = word_features(e, names, has_reference=has_reference)
+    sets = [w] if isinstance(w, Mapping) else list(w)
+    p = np.mean([softmax(mlp(x, one, "tag")) for one in sets], axis=0)
     tags = []
     c = TAGS.index("C")
     for word, row in zip(e.words, p, strict=True):

@@ -98,8 +98,11 @@ def test_non_english_is_told_apart() -> None:
 
 def test_shipped_weights_are_small_plain_arrays() -> None:
     assert WEIGHTS.is_file(), "run `benchmarks train-planner` to build the weights"
-    assert WEIGHTS.stat().st_size < 4_000_000
-    with np.load(WEIGHTS, allow_pickle=False) as w:
+    from voxmem.retrievers.planner import PlanModel
+
+    model = PlanModel.load(WEIGHTS)  # every member's heads checked
+    assert WEIGHTS.stat().st_size < 1_500_000 * len(model.members)  # a few MB
+    for w in model.members:
         assert w["tag.b2"].shape == (len(TAGS),)
         for head in SPANS.values():
             assert w[f"{head}.b2"].shape == (len(span_labels(head)),)
@@ -166,6 +169,46 @@ def test_weights_built_for_other_features_are_refused(tmp_path: Path) -> None:
     no_time = {k: v for k, v in good.items() if not k.startswith("time.")}
     with pytest.raises(PlannerUnavailable, match=r"'time' head.*missing"):
         PlanModel(no_time)
+
+
+def test_an_ensemble_averages_its_members_probabilities(tmp_path: Path) -> None:
+    from voxmem.retrievers.planner import PlanModel, members_of, with_members
+
+    sure = _constant_model({"N": 0.9, "O": 0.1}).w
+    unsure = _constant_model({"O": 0.7, "N": 0.3}).w
+    word = [_encoded(["olga"])]
+
+    def tags(model: PlanModel) -> list[str]:
+        return model.predict(word, has_reference=False)[0].tags
+
+    assert tags(PlanModel(sure)) == ["N"] and tags(PlanModel(unsure)) == ["O"]
+    # mean of N: 0.6 against O: 0.4, though the last member alone says O
+    both = with_members([sure, unsure])
+    assert tags(PlanModel(both)) == ["N"]
+    assert tags(PlanModel(with_members([unsure, unsure]))) == ["O"]
+    path = tmp_path / "two.npz"
+    np.savez(path, allow_pickle=False, **both)
+    loaded = PlanModel.load(path)
+    assert len(loaded.members) == 2 and tags(loaded) == ["N"]
+    assert [sorted(m) for m in members_of(both)] == [sorted(sure), sorted(unsure)]
+
+
+def test_an_ensemble_with_a_broken_or_missing_member_is_refused() -> None:
+    from voxmem.retrievers.planner import PlanModel, with_members
+
+    good = _constant_model({"O": 1.0}).w
+    short = good | {"time.b2": good["time.b2"][:-1]}
+    with pytest.raises(PlannerUnavailable, match=r"\(member 2\).*'time' head"):
+        PlanModel(with_members([good, good, short]))
+    gap = good | {f"m2.{k}": v for k, v in good.items()}  # a member 2 with no member 1
+    with pytest.raises(PlannerUnavailable, match="up to m2 but not m1"):
+        PlanModel(gap)
+    numbered_only = {f"m1.{k}": v for k, v in good.items()}
+    with pytest.raises(PlannerUnavailable, match="no first member"):
+        PlanModel(numbered_only)
+    # "m0." and "m01." are not member prefixes: names of the first member, refused as such
+    with pytest.raises(PlannerUnavailable, match="'tag' head"):
+        PlanModel({f"m0.{k}": v for k, v in good.items()} | {"tag.b1": good["tag.b1"]})
 
 
 def test_the_tagger_is_told_whether_a_clip_came_with_the_instruction() -> None:
@@ -309,8 +352,8 @@ def test_training_is_deterministic(tmp_path: Path) -> None:
     from voxmem.benchmarks.train_planner import TrainParams, train_planner
     from voxmem.retrievers.planner import weights_hash
 
-    # two tagger epochs: the written pools' rows join in the second
-    p = TrainParams(train=80, dev=20, span_epochs=2, tag_epochs=2)
+    # two tagger epochs: the written pools' rows join in the second; two members
+    p = TrainParams(train=80, dev=20, span_epochs=2, tag_epochs=2, members=2)
     hashes = []
     cache = tmp_path / "encodings"
     for name in ("a", "b"):
@@ -320,6 +363,9 @@ def test_training_is_deterministic(tmp_path: Path) -> None:
         hashes.append(weights_hash(tmp_path / f"{name}.npz"))
         assert 0.0 <= scores["whole plan"] <= 1.0
     assert hashes[0] == hashes[1]
+    from voxmem.retrievers.planner import PlanModel
+
+    assert len(PlanModel.load(tmp_path / "a.npz").members) == 2
     train_planner(seed=4, out=tmp_path / "c.npz", params=p, cache=cache, log=lambda _: None)
     assert weights_hash(tmp_path / "c.npz") != hashes[0]
 
