@@ -175,16 +175,7 @@ def passages_main(seed: int) -> None:
     for cond, snr in CONDITIONS.items():
         refs = []
         for i, (question, _, _) in enumerate(DEV_FACTS):
-            u = Utterance(
-                question,
-                voices[(i + 5) % len(voices)],
-                background=DEV_NOISES[int(rng.integers(len(DEV_NOISES)))]
-                if snr is not None
-                else None,
-                snr_db=snr,
-                rt60=0.3 if snr is not None else None,
-                seed=1000 + i,
-            )
+            u = _spoken_question(question, voices[(i + 5) % len(voices)], snr, rng, 1000 + i)
             refs.append(Reference.encode(memory, render(u, cache)))
         rows: dict[str, list[dict[str, float]]] = {}
         for i, ref in enumerate(refs):
@@ -209,9 +200,8 @@ def passages_main(seed: int) -> None:
                     trec_scores({t.segment.id: t.score for t in res.turns}, qrels)
                 )
         out[cond] = {k: mean_scores(v)["nDCG@10"] for k, v in rows.items()}
-        print(cond, json.dumps({k: round(v, 4) for k, v in out[cond].items()}), flush=True)
-    mean = {k: float(np.mean([out[c][k] for c in out])) for k in out["clean"]}
-    print("mean", json.dumps({k: round(v, 4) for k, v in mean.items()}))
+        _print(cond, out[cond])
+    _print("mean", {k: float(np.mean([out[c][k] for c in out])) for k in out["clean"]})
     memory.close()
 
 
@@ -246,16 +236,7 @@ def turns_main(seed: int) -> None:
     for cond, snr in CONDITIONS.items():
         rows: dict[str, list[dict[str, float]]] = {}
         for i, (question, _, _) in enumerate(DEV_FACTS):
-            u = Utterance(
-                question,
-                voices[(i + 7) % len(voices)],
-                background=DEV_NOISES[int(rng.integers(len(DEV_NOISES)))]
-                if snr is not None
-                else None,
-                snr_db=snr,
-                rt60=0.3 if snr is not None else None,
-                seed=3000 + i,
-            )
+            u = _spoken_question(question, voices[(i + 7) % len(voices)], snr, rng, 3000 + i)
             ref = Reference.encode(memory, render(u, cache))
             grade = {"a": 2, "r": 1}
             qrels = {s: grade[p] for s, (f, p) in which.items() if f == i and p in grade}
@@ -276,10 +257,28 @@ def turns_main(seed: int) -> None:
                 )
                 rows.setdefault(f"w={w}", []).append(trec_scores(_scored(res.turns, own), qrels))
         out[cond] = {k: mean_scores(v)["nDCG@10"] for k, v in rows.items()}
-        print(cond, json.dumps({k: round(v, 4) for k, v in out[cond].items()}), flush=True)
-    mean = {k: float(np.mean([out[c][k] for c in out])) for k in out["clean"]}
-    print("mean", json.dumps({k: round(v, 4) for k, v in mean.items()}))
+        _print(cond, out[cond])
+    _print("mean", {k: float(np.mean([out[c][k] for c in out])) for k in out["clean"]})
     memory.close()
+
+
+def _spoken_question(
+    question: str, voice: str, snr: float | None, rng: np.random.Generator, seed: int
+) -> Utterance:
+    """A dev question said by ``voice``, over a dev background at ``snr`` (drawn from
+    ``rng``) with a little reverberation, or clean."""
+    return Utterance(
+        question,
+        voice,
+        background=DEV_NOISES[int(rng.integers(len(DEV_NOISES)))] if snr is not None else None,
+        snr_db=snr,
+        rt60=0.3 if snr is not None else None,
+        seed=seed,
+    )
+
+
+def _print(label: str, scores: dict[str, float]) -> None:
+    print(label, json.dumps({k: round(v, 4) for k, v in scores.items()}), flush=True)
 
 
 def _scored(turns: list[Any], leave_out: set[str]) -> dict[str, float]:
