@@ -92,6 +92,16 @@ POOLS: dict[str, Pool] = {
     p.name: p
     for p in [
         Pool(
+            "plans/test_v9",
+            "test",
+            "plan",
+            "plans/test_v9.jsonl",
+            sha256="b6ca8b0be2c8a444e7a5c636aa6cd897c3ce7dd13d2f247535238b3fc67cf791",
+            speaker_names=("Henrik", "Amara", "Tomasz", "Leilani", "Ravi"),
+            note="420 instructions (70 not in English, 50 with a clip attached and unused), "
+            "written blind on 2026-12-06 before the planner change they score",
+        ),
+        Pool(
             "plans/test_v8",
             "test",
             "plan",

@@ -67,11 +67,12 @@ def _sha(pool: Pool) -> str:
 
 def test_every_test_pool_matches_its_frozen_hash_and_schema() -> None:
     tests = [p for p in POOLS.values() if p.role == "test"]
-    assert {p.name for p in tests} >= {"plans/test_v8", "routing/test"}
-    retired = [POOLS[f"plans/test_v{n}"] for n in (7, 6, 5, 4, 3)]  # retired test pools stay frozen
+    assert {p.name for p in tests} >= {"plans/test_v9", "routing/test"}
+    retired = [POOLS[f"plans/test_v{n}"] for n in (8, 7, 6, 5, 4, 3)]  # retired test pools stay frozen
     for pool in [*tests, *retired]:
         assert pool.sha256 == _sha(pool), pool.name
     for name in (
+        "plans/test_v9",
         "plans/test_v8",
         "plans/test_v7",
         "plans/test_v6",
