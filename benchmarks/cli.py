@@ -107,14 +107,15 @@ def train_planner(
         None,
         help="Seed of the generated corpora and of training; the English planner's members "
         "take this seed and the next ones. Default: the shipped weights' seeds (English 0, "
-        "members of seeds 0-2; other languages 2).",
+        "members of seeds 0-2; other languages 2, members of seeds 2-4).",
     ),
     members: int = typer.Option(
         3,
         min=1,
-        help="Members of the English planner's ensemble, each trained alone (about 2 "
-        "minutes each on 2 cores with its corpus's encodings cached, 2 more to encode it); "
-        "the planner for other languages is one model.",
+        help="Members of each planner's ensemble, each trained alone with its own seed "
+        "(English: about 2 minutes each on 2 cores with its corpus's encodings cached, 2 "
+        "more to encode it; other languages: about 4 minutes each, 2 more to encode its "
+        "corpus).",
     ),
     out: Path | None = typer.Option(
         None, "--out", help="English planner's weights file (default: its shipped weights)."
@@ -157,11 +158,14 @@ def train_planner(
             cache=cache,
         )
     if which in ("other", "both"):
-        from voxmem.benchmarks.train_planner_multi import train_multilingual
+        from voxmem.benchmarks.train_planner_multi import MultiParams, train_multilingual
         from voxmem.retrievers.planner_multi import WEIGHTS as OTHER_WEIGHTS
 
         train_multilingual(
-            seed=2 if seed is None else seed, out=other_out or OTHER_WEIGHTS, cache=cache
+            seed=2 if seed is None else seed,
+            out=other_out or OTHER_WEIGHTS,
+            params=MultiParams(members=members),
+            cache=cache,
         )
 
 

@@ -10,6 +10,10 @@ has about ten identities in all); each question gets a different voice than the
 same position would in SQuTR-mini. With ``--turns`` the same facts are said aloud and
 stored as turns of a memory (questions, answers and related sentences), and each
 spoken question asks for the turn that answers it, as a dialogue's next turn would.
+Sixty facts: the first twenty written with the first sweep, forty more on 2026-12-06
+(a third of them answered in other words than the question's, a third sharing two or
+so of its words, the rest more). Each fusion function (``FusionParams.lexical_fusion``)
+is swept with each weight.
 Role: ``dev``. No test edition is ever read here.
 """
 
@@ -129,11 +133,229 @@ DEV_FACTS: tuple[tuple[str, str, str], ...] = (
         "Hendrik is learning Portuguese because he is moving to Porto.",
         "Learning a language gets easier with daily practice.",
     ),
+    (
+        "Who borrowed the ladder from the Okonkwo family?",
+        "Desmond from number eleven took the Okonkwo family's ladder to clean his windows last "
+        "weekend.",
+        "The Okonkwo family bought a new aluminium ladder at the hardware store in spring.",
+    ),
+    (
+        "When does the Ferncliff library open on Sundays?",
+        "The reading rooms at Ferncliff unlock their doors at eleven each Sunday morning.",
+        "Ferncliff library runs a children's story hour on Sundays this autumn.",
+    ),
+    (
+        "How much did Priyanka pay for the new sofa?",
+        "Priyanka's couch cost eight hundred and forty pounds, delivery included, from the "
+        "Harwell showroom.",
+        "Priyanka's new sofa is too wide to fit through the living room door.",
+    ),
+    (
+        "What time is Grandpa Tobias's eye appointment tomorrow?",
+        "The optician is seeing Tobias at quarter past two on Thursday afternoon.",
+        "Grandpa Tobias needs someone to drive him home after his eye appointment.",
+    ),
+    (
+        "Where is the spare key for the Lindqvist cottage?",
+        "The Lindqvists keep a duplicate under the stone frog beside the back porch steps.",
+        "The Lindqvist cottage key ring has a little wooden lighthouse attached to it.",
+    ),
+    (
+        "When is the recycling collected on Marlowe Street?",
+        "Bins along Marlowe get emptied every other Tuesday, early in the morning.",
+        "Marlowe Street residents complained that the recycling crates are far too small.",
+    ),
+    (
+        "How old is Benedikt's puppy now?",
+        "Benedikt's puppy turned eleven weeks on Monday and is already chewing shoes.",
+        "Benedikt's puppy needs its second vaccination before it can go to the park.",
+    ),
+    (
+        "Who is picking up the kids from school Friday?",
+        "Auntie Rosalind will collect the children at the gates at three fifteen that afternoon.",
+        "School finishes early on Friday because of the staff training day.",
+    ),
+    (
+        "How much is the monthly fee for Oakhurst tennis club?",
+        "Adult membership at the Oakhurst courts is thirty two pounds, collected on the first of "
+        "each month.",
+        "Oakhurst tennis club is repainting the lines on court three next week.",
+    ),
+    (
+        "When is the plumber coming to fix the Castellano boiler?",
+        "Ignatius the plumber is coming on Wednesday morning around ten to replace the "
+        "Castellanos' boiler valve.",
+        "The Castellano boiler has been making a loud banging noise since the cold snap.",
+    ),
+    (
+        "Who is feeding Pumpernickel while the Ashdowns are away?",
+        "Wilhelmina from next door pops round twice daily to give Pumpernickel his meals and "
+        "fresh water.",
+        "Pumpernickel the cat hides under the Ashdowns' bed whenever they pack suitcases.",
+    ),
+    (
+        "When is Hamish's car due for its next service?",
+        "Hamish's car needs its next service at the Brackenridge garage on the twelfth of June.",
+        "Hamish's car has a slow puncture in the rear left tyre.",
+    ),
+    (
+        "Which book is the Thornbury book club reading this month?",
+        "Members at Thornbury are working through a novel about lighthouse keepers called "
+        "Saltwater Lanterns.",
+        "The Thornbury book club meets in the back room of the Red Heron pub.",
+    ),
+    (
+        "Is Mum's prescription ready at the Kensal pharmacy yet?",
+        "The Kensal pharmacy texted to say Mum's prescription is ready for collection after four "
+        "today.",
+        "Mum's prescription changed last month to a lower dose of the blood pressure tablets.",
+    ),
+    (
+        "How much does a parking permit cost in Eddington?",
+        "Eddington residents pay sixty five pounds a year for on-street parking.",
+        "Eddington council is changing the parking permit zones around the train station.",
+    ),
+    (
+        "Who is babysitting the twins on Saturday night?",
+        "Cordelia, the student from the flat upstairs, is babysitting the twins on Saturday "
+        "night from seven.",
+        "The twins have a birthday party to go to on Saturday afternoon.",
+    ),
+    (
+        "What is Ingrid bringing to the school bake sale?",
+        "Ingrid promised two trays of lemon drizzle squares for the bake sale at Hollowbrook "
+        "Primary.",
+        "The school bake sale starts straight after assembly in the main hall.",
+    ),
+    (
+        "What time does Uncle Florian's flight land tomorrow?",
+        "Florian's plane from Tallinn touches down at ten past six in the evening.",
+        "Uncle Florian's flight tomorrow has only a small cabin bag allowance.",
+    ),
+    (
+        "Did Gwendolyn return the lawnmower she borrowed?",
+        "Gwendolyn brought the lawnmower back yesterday evening and left it beside the shed.",
+        "The lawnmower Gwendolyn borrowed needs a new blade before the next cut.",
+    ),
+    (
+        "When is Biscuit's vet appointment for her vaccinations?",
+        "Biscuit is booked in for her booster jabs at the Pembury animal clinic tomorrow at "
+        "eleven.",
+        "Biscuit gets very anxious at the vet and needs a blanket in her carrier.",
+    ),
+    (
+        "Where is the Larkspur choir rehearsing this week?",
+        "With the church hall flooded, Larkspur singers are gathering in the scout hut on Mill "
+        "Lane.",
+        "The Larkspur choir is rehearsing carols for the winter concert this week.",
+    ),
+    (
+        "What time is our table booked at Trattoria Vesuvio?",
+        "Our table at Trattoria Vesuvio is booked for eight fifteen under the name Abernathy.",
+        "Trattoria Vesuvio asks guests to cancel at least a day before their booking.",
+    ),
+    (
+        "How much was the Brightwell electricity bill this quarter?",
+        "We owe Brightwell Energy two hundred and twelve pounds for the past three months of "
+        "power.",
+        "The Brightwell electricity bill is paid by direct debit from the joint account.",
+    ),
+    (
+        "Who took in the parcel for the Fairweathers?",
+        "Mr Osei at number nine took in the Fairweathers' parcel and is keeping it in his porch.",
+        "The Fairweathers are expecting a parcel with new curtains from the department store.",
+    ),
+    (
+        "Which allotment plot did Teodora get this year?",
+        "Teodora was given plot fourteen, the one next to the water trough at Bramblegate "
+        "allotments.",
+        "Teodora is growing runner beans and courgettes on her allotment this year.",
+    ),
+    (
+        "When does Matilda's ballet class start?",
+        "Matilda's dancing lessons begin at half past four in the Corbridge village hall.",
+        "Matilda needs new ballet shoes because her old pair pinches her toes.",
+    ),
+    (
+        "Who is repairing the cracked kitchen window?",
+        "A glazier called Rupert Vane is replacing the cracked kitchen window pane early next "
+        "week.",
+        "The cracked kitchen window was hit by the Pennington boys' football.",
+    ),
+    (
+        "How much does Lachlan owe me for the concert tickets?",
+        "Lachlan still owes you forty eight pounds for his share of the concert tickets.",
+        "Lachlan is driving everyone to the concert in his sister's estate car.",
+    ),
+    (
+        "When is my next haircut with Esperanza?",
+        "Esperanza has you booked in for a haircut on the second of March at ten.",
+        "Esperanza recommended a new conditioner after my last haircut at her salon.",
+    ),
+    (
+        "When is parents' evening at Kingsmead Academy?",
+        "Parents' evening at Kingsmead Academy is on the ninth, from four until seven in the "
+        "sports hall.",
+        "Kingsmead Academy asks parents to book evening slots through the school app.",
+    ),
+    (
+        "What did Cressida ask us to get from the shop?",
+        "Cressida asked for oat milk, two lemons and a bag of basmati rice.",
+        "Cressida says the corner shop on Albury Road closes early at weekends.",
+    ),
+    (
+        "Where are the Nakamuras going on holiday this summer?",
+        "The Nakamuras are spending two weeks of their holiday in a farmhouse near Lake Bled.",
+        "The Nakamuras are going on holiday once their son finishes his exams.",
+    ),
+    (
+        "How much has Ezekiel raised for the charity run?",
+        "Ezekiel has raised three hundred and sixty pounds so far for the hospice charity run.",
+        "Ezekiel is training for the charity run by jogging around Whitmore Park.",
+    ),
+    (
+        "Who has our cordless drill at the moment?",
+        "Your brother Caspar borrowed the cordless drill to put up shelves in his new flat.",
+        "The cordless drill needs a new battery because the old one won't charge.",
+    ),
+    (
+        "What time is the last bus from Dunmore to town?",
+        "The final service leaving Dunmore for the town centre departs at eleven forty at night.",
+        "The bus from Dunmore to town is often late because of roadworks.",
+    ),
+    (
+        "When should Grandma Philippa take her new tablets?",
+        "Philippa needs one pill with breakfast and another with her evening meal.",
+        "Grandma Philippa's new tablets sometimes make her feel a little dizzy.",
+    ),
+    (
+        "Where is the Elmstead residents' meeting being held?",
+        "The Elmstead residents' meeting will be held upstairs at the Gilded Acorn cafe this time.",
+        "The Elmstead residents' meeting will discuss speeding on the high road.",
+    ),
+    (
+        "How much did the roofer quote for the gutters?",
+        "Barnaby the roofer quoted four hundred and fifty pounds to replace all the gutters.",
+        "The roofer says the gutters are blocked with leaves from the sycamore tree.",
+    ),
+    (
+        "What does Thaddeus need to pack for the school trip?",
+        "Thaddeus must bring a packed lunch, waterproof coat and wellies for the field trip to "
+        "Hexley Marsh.",
+        "The school trip to Hexley Marsh costs twelve pounds, payable through the office.",
+    ),
+    (
+        "When is the rent due to Mrs Kowalczyk?",
+        "Mrs Kowalczyk expects the rent by the first working day of every month.",
+        "Mrs Kowalczyk is raising the rent slightly when the new lease starts.",
+    ),
 )
 #: backgrounds SQuTR-mini does not use
 DEV_NOISES = ("white-noise", "brown-noise", "hum", "wind", "clock", "camera", "trash")
 CONDITIONS = {"clean": None, "20 dB": 20.0, "10 dB": 10.0, "0 dB": 0.0}
 WEIGHTS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
+#: the ways of putting dense and lexical scores on one scale (``FusionParams.lexical_fusion``)
+FUSIONS = ("z", "minmax", "rrf")
 
 
 def main() -> None:
@@ -186,7 +408,7 @@ def passages_main(seed: int) -> None:
                 rows.setdefault(name, []).append(
                     trec_scores({t.segment.id: t.score for t in ranked}, qrels)
                 )
-            for w in WEIGHTS:
+            for how, w in _sweep():
                 res = recall(
                     memory,
                     "dev",
@@ -194,9 +416,9 @@ def passages_main(seed: int) -> None:
                     reference=ref,
                     pool=pool,
                     k=len(pool),
-                    params=FusionParams(lexical_weight=w),
+                    params=FusionParams(lexical_weight=w, lexical_fusion=how),
                 )
-                rows.setdefault(f"w={w}", []).append(
+                rows.setdefault(_label(how, w), []).append(
                     trec_scores({t.segment.id: t.score for t in res.turns}, qrels)
                 )
         out[cond] = {k: mean_scores(v)["nDCG@10"] for k, v in rows.items()}
@@ -246,20 +468,31 @@ def turns_main(seed: int) -> None:
                 q = Query("", ref, instruction_in_text=False)
                 ranked = retrieve(name, memory, "dev", q, k=len(which))
                 rows.setdefault(name, []).append(trec_scores(_scored(ranked, own), qrels))
-            for w in WEIGHTS:
+            for how, w in _sweep():
                 res = recall(
                     memory,
                     "dev",
                     "Find the turn that answers this spoken question.",
                     reference=ref,
                     k=len(which),
-                    params=FusionParams(lexical_weight_turns=w),
+                    params=FusionParams(lexical_weight_turns=w, lexical_fusion=how),
                 )
-                rows.setdefault(f"w={w}", []).append(trec_scores(_scored(res.turns, own), qrels))
+                rows.setdefault(_label(how, w), []).append(
+                    trec_scores(_scored(res.turns, own), qrels)
+                )
         out[cond] = {k: mean_scores(v)["nDCG@10"] for k, v in rows.items()}
         _print(cond, out[cond])
     _print("mean", {k: float(np.mean([out[c][k] for c in out])) for k in out["clean"]})
     memory.close()
+
+
+def _sweep() -> list[tuple[str, float]]:
+    """Each fusion with each weight; a weight of 0 (vectors only) once."""
+    return [("z", 0.0)] + [(how, w) for how in FUSIONS for w in WEIGHTS if w > 0]
+
+
+def _label(how: str, w: float) -> str:
+    return "w=0" if w == 0 else f"{how} w={w}"
 
 
 def _spoken_question(

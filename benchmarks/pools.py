@@ -103,24 +103,28 @@ POOLS: dict[str, Pool] = {
         ),
         Pool(
             "plans/test_v8",
-            "test",
+            "dev",
             "plan",
             "plans/test_v8.jsonl",
             sha256="15373f2b346e1b50cdc775830e132cfec82f62c93aa8a959e93748b7187a0e08",
             speaker_names=("Anika", "Bongani", "Luca", "Mariam", "Joon"),
             note="420 instructions (70 not in English, 64 with a clip attached and unused), "
-            "written blind on 2026-12-05 before the multilingual planner they score",
+            "written blind on 2026-12-05; a test pool until its figures were reported "
+            "(ccedc5f, fb4d4ba), then read to change the planner: a tuning figure since "
+            "2026-12-06, superseded as a test by plans/test_v9",
         ),
         Pool(
             "plans/test_v7",
-            "dev",
+            "train",
             "plan",
             "plans/test_v7.jsonl",
             sha256="4f6f90b05c6cc9c653c8403f11bf89b125e79f8d2547d42d3d5f4b8b999c6f9e",
             speaker_names=("Olga", "Kwame", "Yuki", "Diego", "Fatima"),
             note="420 instructions (70 not in English, 51 with a clip attached and unused); "
             "a test pool until its figure was reported (9042f15), then read to change the "
-            "planner: a tuning figure since 2026-12-05, superseded as a test by plans/test_v8",
+            "planner: a tuning figure since 2026-12-05, superseded as a test by plans/test_v8; "
+            "the planner learns from it since 2026-12-06 (a train pool: any figure on it is a "
+            "training figure)",
         ),
         Pool(
             "plans/test_v6",

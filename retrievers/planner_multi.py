@@ -21,8 +21,10 @@ and its translation close together:
 Weights (``data/planner_multi.npz``) come from ``benchmarks train-planner``, trained
 on the written ``train`` pools in every language (their gold plans), a generated
 corpus in fifteen other languages (``benchmarks/planner_corpus_multi.py``) and part
-of the generated English corpus. It is less accurate than the English planner; its plans
-carry an ``other_language`` notice that says so.
+of the generated English corpus. The shipped weights are an ensemble of three members
+trained apart (seeds 2, 3 and 4, each on its own draw of the generated corpora), whose
+probabilities are averaged, as the English planner's are. It is less accurate than the
+English planner; its plans carry an ``other_language`` notice that says so.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from voxmem.retrievers.planner import (
     _named,
     assemble,
     check_heads,
+    members_of,
     mlp,
     softmax,
 )
@@ -309,21 +312,30 @@ class MultiPrediction:
 
 class MultiModel:
     """Weights of the sentence heads (``sent.<head>``) and the unit classifier
-    (``unit``)."""
+    (``unit``): one set, or an ensemble of sets trained apart (``members_of``, as the
+    English planner's), whose probabilities are averaged."""
 
     def __init__(self, weights: dict[str, np.ndarray], source: str = "the given weights") -> None:
-        self.w = {k: np.asarray(v, np.float32) for k, v in weights.items()}
+        self.members = members_of(weights, source)
+        #: the first member's weights
+        self.w = self.members[0]
         parts = {f"sent.{h}": (SENTENCE_FEATURES, len(c)) for h, c in HEADS.items()}
         parts["unit"] = (UNIT_FEATURES, 2)
-        missing = [
-            f"{p}.{k}" for p in parts for k in ("w1", "b1", "w2", "b2") if f"{p}.{k}" not in self.w
-        ]
-        if missing:
-            raise PlannerUnavailable(
-                f"{source} lack {', '.join(missing)}: run `benchmarks train-planner`"
-            )
         what = {p: f"{p.removeprefix('sent.')} head" for p in parts}
-        check_heads(self.w, parts, source, what | {"unit": "unit classifier"})
+        for k, w in enumerate(self.members):
+            named = source if k == 0 else f"{source} (member {k})"
+            missing = [
+                f"{p}.{x}" for p in parts for x in ("w1", "b1", "w2", "b2") if f"{p}.{x}" not in w
+            ]
+            if missing:
+                raise PlannerUnavailable(
+                    f"{named} lack {', '.join(missing)}: run `benchmarks train-planner`"
+                )
+            check_heads(w, parts, named, what | {"unit": "unit classifier"})
+
+    def _prob(self, x: np.ndarray, prefix: str) -> np.ndarray:
+        """The members' probabilities of ``prefix``'s classes, averaged."""
+        return np.mean([softmax(mlp(x, w, prefix)) for w in self.members], axis=0)
 
     @classmethod
     def load(cls, path: Path = WEIGHTS) -> MultiModel:
@@ -345,13 +357,13 @@ class MultiModel:
     ) -> MultiPrediction:
         x = sentence_features(sentence, unit_vectors, labels, has_ref)[None]
         heads = {
-            h: classes[int(np.argmax(mlp(x, self.w, f"sent.{h}")[0]))]
+            h: classes[int(np.argmax(self._prob(x, f"sent.{h}")[0]))]
             for h, classes in HEADS.items()
         }
         prob = np.zeros(len(words), np.float32)
         if len(words):
             xu = unit_features(sentence, unit_vectors, words, has_ref)
-            prob = softmax(mlp(xu, self.w, "unit"))[:, 1]
+            prob = self._prob(xu, "unit")[:, 1]
         return MultiPrediction(heads, list(words), prob)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -140,6 +141,33 @@ def test_weights_missing_or_built_for_other_features_are_refused(tmp_path: Path)
         MultiModel(w)
 
 
+def test_an_ensemble_averages_its_members_and_refuses_a_broken_one() -> None:
+    # member 0 says "present" and content for every unit; member 1 says "none" and no
+    # content, more surely: the average follows member 1, with probabilities between
+    a = _weights({"content": "present"}, True)
+    b = _weights({"content": "none"}, False)
+    for key in ("sent.content.b2", "unit.b2"):
+        b[key] = b[key] * 2
+    both = MultiModel({**a, **{f"m1.{k}": v for k, v in b.items()}})
+    assert len(both.members) == 2
+    planner = MultilingualPlanner(both, _Vectors())
+    plan = planner.plan("presupuesto ayer", False, [])
+    assert plan.content is None
+    x = np.zeros((3, UNIT_FEATURES), np.float32)
+    p_a, p_b = MultiModel(a)._prob(x, "unit"), MultiModel(b)._prob(x, "unit")
+    assert np.allclose(both._prob(x, "unit"), (p_a + p_b) / 2)
+    assert p_a[0, 1] > both._prob(x, "unit")[0, 1] > p_b[0, 1]
+    # a member built for other features, or a gap in the numbering, is refused by name
+    broken = {**a, **{f"m1.{k}": v for k, v in b.items()}}
+    broken["m1.unit.w1"] = broken["m1.unit.w1"][:-4]
+    with pytest.raises(PlannerUnavailable, match=r"member 1.*unit classifier"):
+        MultiModel(broken)
+    with pytest.raises(PlannerUnavailable, match="not m1"):
+        MultiModel({**a, **{f"m2.{k}": v for k, v in b.items()}})
+    with pytest.raises(PlannerUnavailable, match=r"member 1\) lack unit\.b2"):
+        MultiModel({**a, **{f"m1.{k}": v for k, v in b.items() if k != "unit.b2"}})
+
+
 @pytest.mark.parametrize(
     "error",
     [
@@ -238,7 +266,7 @@ def test_the_generated_corpus_in_other_languages_keeps_its_rules() -> None:
 def test_training_is_deterministic_and_takes_train_pools_only(tmp_path: Path) -> None:
     from voxmem.benchmarks.train_planner_multi import MultiParams, train_multilingual
 
-    p = MultiParams(corpus=40, hidden=8, epochs=2, unit_epochs=1, generated_other=40)
+    p = MultiParams(corpus=40, hidden=8, epochs=2, unit_epochs=1, generated_other=40, members=1)
     outs = []
     for name in ("a", "b"):
         out = tmp_path / f"{name}.npz"
@@ -249,8 +277,28 @@ def test_training_is_deterministic_and_takes_train_pools_only(tmp_path: Path) ->
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
     model = MultiModel.load(tmp_path / "a.npz")
-    assert model.w["unit.w2"].shape == (8, 2)
-    for pool in ("plans/test_v8", "plans/test_v7"):
+    assert model.w["unit.w2"].shape == (8, 2) and len(model.members) == 1
+    # an ensemble: member k is the model trained alone with seed + k
+    train_multilingual(
+        seed=4, pools=["plans/test_v3"], out=tmp_path / "s4.npz", params=p, vectors=_Vectors(),
+        log=lambda _: None,
+    )  # fmt: skip
+    train_multilingual(
+        seed=3, pools=["plans/test_v3"], out=tmp_path / "e.npz", params=replace(p, members=2),
+        vectors=_Vectors(), log=lambda _: None,
+    )  # fmt: skip
+    e, s3, s4 = (dict(np.load(tmp_path / f)) for f in ("e.npz", "a.npz", "s4.npz"))
+    assert set(e) == set(s3) | {f"m1.{k}" for k in s4}
+    assert all(np.array_equal(e[k], s3[k]) for k in s3)
+    assert all(np.array_equal(e[f"m1.{k}"], s4[k]) for k in s4)
+    assert not np.array_equal(s3["unit.w1"], s4["unit.w1"])
+    assert len(MultiModel.load(tmp_path / "e.npz").members) == 2
+    with pytest.raises(ValueError, match="one member or more"):
+        train_multilingual(
+            out=tmp_path / "c.npz", params=replace(p, members=0), vectors=_Vectors(),
+            log=lambda _: None,
+        )  # fmt: skip
+    for pool in ("plans/test_v9", "plans/test_v8"):
         with pytest.raises(PoolError, match="only a train pool may train"):
             train_multilingual(
                 pools=[pool], out=tmp_path / "c.npz", params=p, vectors=_Vectors(),
@@ -264,8 +312,8 @@ def test_training_is_deterministic_and_takes_train_pools_only(tmp_path: Path) ->
 
 def test_shipped_weights_are_small_plain_arrays() -> None:
     assert WEIGHTS.is_file(), "run `benchmarks train-planner` to build the weights"
-    assert WEIGHTS.stat().st_size < 2_000_000
-    MultiModel.load()  # fits the features and the heads, or raises
+    model = MultiModel.load()  # fits the features and the heads, or raises
+    assert WEIGHTS.stat().st_size < 1_000_000 * len(model.members)
 
 
 @pytest.fixture(scope="module")

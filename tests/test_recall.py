@@ -474,6 +474,7 @@ def test_content_evidence_fuses_words_and_vectors(memory: AudioMemory) -> None:
 
 def test_a_pool_gets_lexical_evidence_from_the_whole_pool(memory: AudioMemory) -> None:
     from voxmem.retrievers.baselines import Query, retrieve
+    from voxmem.retrievers.recall import FusionParams
 
     pool = _pool(memory, NOISY_ROOM)
     # the spoken question's words are the content (a reference's transcript)
@@ -485,6 +486,7 @@ def test_a_pool_gets_lexical_evidence_from_the_whole_pool(memory: AudioMemory) -
         reference=ref,
         pool=pool,
         k=3,
+        params=FusionParams(lexical_weight=0.5),  # the rare word heard wins with BM25
     )
     assert result.plan.content_from_reference
     assert result.turns[0].segment.id == "p4"
@@ -516,6 +518,23 @@ def test_spoken_turns_and_text_passages_take_their_own_lexical_weight(
     no_text, no_turns = FusionParams(lexical_weight=0.0), FusionParams(lexical_weight_turns=0.0)
     assert how(no_text) == "vector+lexical" and how(no_turns) == "vector"
     assert how(no_text, pool=pool) == "vector" and how(no_turns, pool=pool) == "vector+lexical"
+
+
+def test_the_fusion_functions_put_both_scores_on_one_scale() -> None:
+    from voxmem.retrievers.recall import _blend
+
+    dense = np.array([0.9, 0.5, 0.1, 0.4])
+    lex = np.array([0.0, 0.0, 7.0, 1.0])
+    # vectors only, and lexical only: each ranking back, whatever the function
+    for how in ("z", "minmax", "rrf"):
+        assert list(np.argsort(-_blend(dense, lex, 0.0, how))) == [0, 1, 3, 2]
+        assert np.argmax(_blend(dense, lex, 1.0, how)) == 2
+    assert np.allclose(_blend(dense, lex, 0.5, "minmax"), [0.5, 0.25, 0.5, 0.375 / 2 + 1 / 14])
+    # reciprocal ranks: ties share their mean rank
+    rrf = _blend(dense, lex, 0.5, "rrf")
+    assert rrf[0] == pytest.approx(0.5 / 61 + 0.5 / 63.5)
+    with pytest.raises(ValueError, match="z, minmax or rrf"):
+        _blend(dense, lex, 0.5, "max")
 
 
 def test_no_shared_word_leaves_content_to_the_vectors(memory: AudioMemory) -> None:
