@@ -141,7 +141,7 @@ def train_planner(
     """Train the instruction planners and write their weights: the English planner on
     its generated corpus and the written train pools (``--train``, ``--dev``, ``--out``;
     prints its dev accuracy), and the planner for other languages on the train pools in
-    every language and generated corpora (``--other-out``; about 6 minutes on 2 cores
+    every language and generated corpora (``--other-out``; about 6 minutes a member on 2 cores
     with half of its encodings cached by ``--cache``, longer without)."""
     from voxmem.benchmarks.train_planner import TrainParams
     from voxmem.benchmarks.train_planner import train_planner as run_training

@@ -68,6 +68,10 @@ class FusionParams:
     #: ``z``, ``minmax`` or ``rrf`` (see ``_blend``)
     lexical_fusion: str = "z"
 
+    def __post_init__(self) -> None:
+        if self.lexical_fusion not in ("z", "minmax", "rrf"):
+            raise ValueError(f"lexical_fusion {self.lexical_fusion!r}: choose z, minmax or rrf")
+
 
 @dataclass(frozen=True)
 class Evidence:

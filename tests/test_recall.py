@@ -535,6 +535,10 @@ def test_the_fusion_functions_put_both_scores_on_one_scale() -> None:
     assert rrf[0] == pytest.approx(0.5 / 61 + 0.5 / 63.5)
     with pytest.raises(ValueError, match="z, minmax or rrf"):
         _blend(dense, lex, 0.5, "max")
+    from voxmem.retrievers.recall import FusionParams
+
+    with pytest.raises(ValueError, match="z, minmax or rrf"):
+        FusionParams(lexical_fusion="RRF")  # refused when set, not on some queries later
 
 
 def test_no_shared_word_leaves_content_to_the_vectors(memory: AudioMemory) -> None:
