@@ -92,18 +92,41 @@ POOLS: dict[str, Pool] = {
     p.name: p
     for p in [
         Pool(
-            "plans/test_v9",
+            "plans/test_v11",
             "test",
+            "plan",
+            "plans/test_v11.jsonl",
+            sha256="e2b903eabb72d4f668e29cc7e596b4720a16591d88bcb7a2789067dfc606122c",
+            speaker_names=("Sigrid", "Obinna", "Haruto", "Valentina", "Nadia"),
+            note="420 instructions (70 not in English, 50 with a clip attached and unused), "
+            "written blind on 2026-12-06 by a second writer, apart from plans/test_v10, "
+            "before the planner change they score",
+        ),
+        Pool(
+            "plans/test_v10",
+            "test",
+            "plan",
+            "plans/test_v10.jsonl",
+            sha256="d194b1fc6f7dba94859c712ff0872d329f9d2eeac26474389454ab1ca0031c69",
+            speaker_names=("Sigrid", "Obinna", "Haruto", "Valentina", "Nadia"),
+            note="420 instructions (70 not in English, 53 with a clip attached and unused), "
+            "written blind on 2026-12-06 before the planner change they score",
+        ),
+        Pool(
+            "plans/test_v9",
+            "dev",
             "plan",
             "plans/test_v9.jsonl",
             sha256="b6ca8b0be2c8a444e7a5c636aa6cd897c3ce7dd13d2f247535238b3fc67cf791",
             speaker_names=("Henrik", "Amara", "Tomasz", "Leilani", "Ravi"),
             note="420 instructions (70 not in English, 50 with a clip attached and unused), "
-            "written blind on 2026-12-06 before the planner change they score",
+            "written blind on 2026-12-06; a test pool until its figure was reported "
+            "(99407b9), then read to change the planner: a tuning figure since 2026-12-06, "
+            "superseded as a test by plans/test_v10",
         ),
         Pool(
             "plans/test_v8",
-            "dev",
+            "train",
             "plan",
             "plans/test_v8.jsonl",
             sha256="15373f2b346e1b50cdc775830e132cfec82f62c93aa8a959e93748b7187a0e08",
@@ -111,7 +134,8 @@ POOLS: dict[str, Pool] = {
             note="420 instructions (70 not in English, 64 with a clip attached and unused), "
             "written blind on 2026-12-05; a test pool until its figures were reported "
             "(ccedc5f, fb4d4ba), then read to change the planner: a tuning figure since "
-            "2026-12-06, superseded as a test by plans/test_v9",
+            "2026-12-06, superseded as a test by plans/test_v9; the planner learns from it "
+            "since 2026-12-06 (a train pool: any figure on it is a training figure)",
         ),
         Pool(
             "plans/test_v7",
