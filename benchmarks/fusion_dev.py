@@ -238,10 +238,10 @@ DEV_FACTS: tuple[tuple[str, str, str], ...] = (
         "The lawnmower Gwendolyn borrowed needs a new blade before the next cut.",
     ),
     (
-        "When is Biscuit's vet appointment for her vaccinations?",
-        "Biscuit is booked in for her booster jabs at the Pembury animal clinic tomorrow at "
+        "When is Marmalade's vet appointment for her vaccinations?",
+        "Marmalade is booked in for her booster jabs at the Pembury animal clinic tomorrow at "
         "eleven.",
-        "Biscuit gets very anxious at the vet and needs a blanket in her carrier.",
+        "Marmalade gets very anxious at the vet and needs a blanket in her carrier.",
     ),
     (
         "Where is the Larkspur choir rehearsing this week?",

@@ -19,7 +19,7 @@ planner as a test pool.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -1516,9 +1516,14 @@ def _head(b: _Builder, rng: np.random.Generator, d: _Draw, split: Split) -> tupl
     return False, False
 
 
-def _render(rng: np.random.Generator, d: _Draw, split: Split) -> list[tuple[str, str]]:
+_Head = Callable[["_Builder", np.random.Generator, _Draw, Split], tuple[bool, bool]]
+
+
+def _render(
+    rng: np.random.Generator, d: _Draw, split: Split, head_of: _Head | None = None
+) -> list[tuple[str, str]]:
     b = _Builder()
-    subject_used, style_used = _head(b, rng, d, split)
+    subject_used, style_used = (head_of or _head)(b, rng, d, split)
     mods: list[tuple[str, str]] = []
     if not subject_used:
         if d.speaker == "same":
@@ -1575,9 +1580,14 @@ def _noisy_word(rng: np.random.Generator, w: str) -> str:
     return w[:i] + _pick(rng, "aeiourstnl") + w[i + 1 :]
 
 
-def example(rng: np.random.Generator, split: Split) -> Example:
-    d = _draw(rng, split)
-    pieces = _render(rng, d, split)
+def example(
+    rng: np.random.Generator,
+    split: Split,
+    draw: Callable[[np.random.Generator, Split], _Draw] = _draw,
+    head_of: _Head | None = None,
+) -> Example:
+    d = draw(rng, split)
+    pieces = _render(rng, d, split, head_of)
     uses_clip = "same" in (d.speaker, d.style, d.environment) or d.content == "reference"
     has_reference = uses_clip or rng.random() < 0.3
     if has_reference and not uses_clip and rng.random() < 0.35:
@@ -1628,4 +1638,184 @@ def generate(n: int, seed: int, split: Split = "train") -> list[Example]:
         assert e.speaker in SPEAKER_MODES and e.role in ROLES and e.content in CONTENT_KINDS
         assert e.style in ("any", "same", *STYLE_LABELS) and e.time in ("none", *TIME_LABELS)
         assert e.environment in ("any", "same", *ENV_LABELS)
+    return out
+
+
+# --- conversations with the assistant: who is "you", who is "I" ------------------
+#
+# In a conversation with the assistant, "you" is the assistant and "I" the person
+# asking, and both often stand in one request ("what did you say when I told you
+# about the move?"). Requests for the assistant's turns (tag A for its subject, the
+# user's "I" wording) and for the user's own (tag U, "you" wording), learnt from
+# beside ``generate``'s corpus (``dialogue_roles``) so that corpus stays as it was.
+
+#: the assistant's turns: {y} the assistant, {t} the topic
+AGENT_DIALOGUE = _phrases(
+    """
+    find where {y} talked about {t} | find where {y} said something about {t} | the part
+    where {y} explained {t} | what did {y} say when I told you about {t} | what did {y}
+    end up recommending for {t} | what did {y} say back when I asked about {t} | when I
+    asked you about {t}, what did {y} tell me | a while back we went over {t}, what did
+    {y} recommend | {y} mentioned {t} a while ago, what was it | show me where {y}
+    answered my question about {t} | play back what {y} told me about {t} | can you find
+    where {y} explained {t} | what did {y} reply when I mentioned {t} | I told you about
+    {t}, what did {y} say | look for the turn where {y} brought up {t} | go back to where
+    {y} walked me through {t} | pull up what {y} said about {t} | when we discussed {t},
+    what was {y}'s advice | what did {y} answer when I brought up {t} | get me the part
+    where {y} gave me advice on {t} | you and I talked about {t}, what did {y} suggest |
+    remember when I asked about {t}? what did {y} say | search for where {y} told me
+    about {t} | I need what {y} said about {t} | where did {y} tell me about {t} | what
+    was it {y} said about {t} when I asked | the answer {y} gave me on {t} | we were
+    chatting about {t} and {y} said something, what was it | find {y}'s reply about {t}
+    | after I mentioned {t}, what did {y} come back with
+    """
+)
+#: the assistant's turns answering the clip: {y} the assistant, {r} the clip's words
+AGENT_DIALOGUE_CLIP = _phrases(
+    """
+    the clip is me asking you {r}, what did {y} say back | when I asked you {r}, what did
+    {y} tell me | I asked you {r} before, what was {y}'s answer | here I am asking {r},
+    how did {y} answer | I asked you {r}, find where {y} answered | what did {y} reply
+    when I asked {r} | you were asked {r} by me, what did {y} say | this is me asking you
+    {r}, what did {y} come back with | find how {y} responded when I said {r} | what did
+    {y} answer after I asked you {r}
+    """
+)
+#: the user's own turns: {i} the person asking, {t} the topic
+USER_DIALOGUE = _phrases(
+    """
+    can you find where {i} talked about {t} | find where {i} mentioned {t} to you | what
+    did {i} ask you about {t} | when {i} told you about {t}, what exactly did {i} say |
+    what was {i}'s question about {t} | what did {i} say to you about {t} | you remember
+    when {i} brought up {t}? what did {i} say | show me where {i} asked you about {t} |
+    could you pull up what {i} said about {t} | what did {i} tell you about {t} back
+    then | find the part where {i} explained {t} to you | {i} told you something about
+    {t}, what was it | look up what {i} asked you regarding {t} | where did {i} mention
+    {t} to you | search for where {i} talked to you about {t} | what was it {i} told you
+    about {t}
+    """
+)
+#: the user's own turns answering the clip: {i} the person asking, {r} the clip's words
+USER_DIALOGUE_CLIP = _phrases(
+    """
+    after {r}, what did {i} say back | when you asked me {r}, what did {i} say | you asked
+    me {r}, how did {i} answer | find what {i} replied to {r} | what did {i} answer when
+    you asked {r} | here you are asking me {r}, what was {i}'s reply
+    """
+)
+DIALOGUE_CLIP_WORDS = _phrases(
+    """
+    this | this question | what's in the clip | this one | the question in this clip |
+    this exact thing | what I'm asking here | this exchange
+    """
+)
+
+
+def _dialogue_draw(rng: np.random.Generator, split: Split) -> _Draw:
+    """A draw of ``_draw``'s attributes for a request with a role, "you" and "I"."""
+    d = _draw(rng, split)
+    d.speaker, d.name, d.clause = "any", None, False
+    d.role = "agent" if rng.random() < 0.65 else "user"
+    d.content = "reference" if rng.random() < 0.2 else "present"
+    d.topic = topic(rng, split) if d.content == "present" else None
+    return d
+
+
+def _dialogue_head(
+    b: _Builder, rng: np.random.Generator, d: _Draw, split: Split
+) -> tuple[bool, bool]:
+    agent, clip = d.role == "agent", d.content == "reference"
+    frames = {
+        (True, False): AGENT_DIALOGUE,
+        (True, True): AGENT_DIALOGUE_CLIP,
+        (False, False): USER_DIALOGUE,
+        (False, True): USER_DIALOGUE_CLIP,
+    }[agent, clip]
+    who = (_pick(rng, AGENT_SUBJECT, split), "A") if agent else (_pick(rng, USER_SUBJECT), "U")
+    said = (_pick(rng, DIALOGUE_CLIP_WORDS, split), "R") if clip else ("", "O")
+    b.add(_pick(rng, frames, split), y=who, i=who, t=(d.topic or "", "C"), r=said)
+    return True, False
+
+
+def dialogue_roles(n: int, seed: int, split: Split = "train") -> list[Example]:
+    """``n`` labelled requests for the assistant's or the user's own turns, worded as
+    people talk to an assistant ("what did you say when I told you ..."), drawn apart
+    from ``generate`` (its corpus does not change)."""
+    rng = np.random.default_rng([seed, 2 if split == "train" else 3])
+    out = [example(rng, split, _dialogue_draw, _dialogue_head) for _ in range(n)]
+    for e in out:
+        assert words_of(e.text) == list(e.words), e.words
+        assert e.role in ("user", "agent") and e.speaker == "any"
+    return out
+
+
+# --- asides that ask for nothing ---------------------------------------------------
+#
+# Words people add that restrict nothing: a reach over every conversation ("from our
+# past conversations", "at some point": no time) and the asker's own "I" around the
+# clip ("the snippet I just played": no role). Learnt from beside ``generate``'s
+# corpus (``asides``). (Backgrounds to ignore, "ignore the rain", were tried and left
+# out: they taught the sound words alone to mean no background.)
+
+#: no time asked: every conversation, whenever
+TIME_FREE = _phrases(
+    """
+    from our past conversations | in any of our chats | at some point | across all our
+    sessions | in our conversations | ever | from before | in any session | whenever it
+    was | at any point | over all my recordings | in our past talks | at any time |
+    anywhere in my history | from all our calls | in everything we've recorded | during
+    our talks | back whenever | in any conversation we had | over the months | in all
+    the chats so far | from the archive | going back as far as you can | in our
+    sessions | from any day
+    """
+)
+#: the asker speaking of the clip or the search, before the request
+I_ASIDES_CLIP = _phrases(
+    """
+    I recorded this myself | I just played you a clip | here's something I recorded | I
+    think I've heard this before | this is the snippet I just played | I played you a
+    question | I recorded myself asking this | I'm sending you this voice note | I
+    grabbed this from my phone | I remember this one | I can't place this | I recorded
+    this bit on my phone | here's the audio I mentioned | I clipped this from a call | I
+    found this in my recordings
+    """
+)
+I_ASIDES = _phrases(
+    """
+    I'm trying to remember something | I was wondering | I need this for a meeting | I
+    forgot the details | I'm looking for something | I keep thinking about this | I
+    want to double-check | I can't recall exactly | I need a quick favour | I'm curious
+    | I think I missed it | I have a question
+    """
+)
+
+
+def _aside_draw(rng: np.random.Generator, split: Split) -> _Draw:
+    """A draw of ``_draw``'s attributes with no role and no time asked."""
+    d = _draw(rng, split)
+    d.role, d.time = "none", "none"
+    return d
+
+
+def _aside_head(b: _Builder, rng: np.random.Generator, d: _Draw, split: Split) -> tuple[bool, bool]:
+    uses_clip = "same" in (d.speaker, d.style, d.environment) or d.content == "reference"
+    r = rng.random()
+    if r < 0.4:
+        lead = _pick(rng, I_ASIDES_CLIP if uses_clip else I_ASIDES, split)
+        b.add(lead + _pick(rng, [",", ".", ";", " -", " and"]))
+    used = _head(b, rng, d, split)
+    if r >= 0.4 or rng.random() < 0.2:
+        b.add(_pick(rng, TIME_FREE, split))
+    return used
+
+
+def asides(n: int, seed: int, split: Split = "train") -> list[Example]:
+    """``n`` labelled requests with words that ask for nothing: no time in a reach over
+    every conversation, no role in the asker's "I" about the clip; drawn apart from
+    ``generate`` (its corpus does not change)."""
+    rng = np.random.default_rng([seed, 4 if split == "train" else 5])
+    out = [example(rng, split, _aside_draw, _aside_head) for _ in range(n)]
+    for e in out:
+        assert words_of(e.text) == list(e.words), e.words
+        assert e.role == "none" and e.time == "none"
     return out

@@ -493,7 +493,7 @@ def members_of(
     rebuild = "run `benchmarks train-planner` to rebuild them"
     if not members[0]:
         raise PlannerUnavailable(
-            f"{source} hold no first member (arrays such as tag.w1); {rebuild}"
+            f"{source} hold no first member (arrays whose names carry no m<k>. prefix); {rebuild}"
         )
     missing = sorted(set(range(1, max(members) + 1)) - set(members))
     if missing:

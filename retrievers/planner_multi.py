@@ -324,8 +324,12 @@ class MultiModel:
         what = {p: f"{p.removeprefix('sent.')} head" for p in parts}
         for k, w in enumerate(self.members):
             named = source if k == 0 else f"{source} (member {k})"
+            prefix = "" if k == 0 else f"m{k}."
             missing = [
-                f"{p}.{x}" for p in parts for x in ("w1", "b1", "w2", "b2") if f"{p}.{x}" not in w
+                f"{prefix}{p}.{x}"
+                for p in parts
+                for x in ("w1", "b1", "w2", "b2")
+                if f"{p}.{x}" not in w
             ]
             if missing:
                 raise PlannerUnavailable(

@@ -458,7 +458,9 @@ def _with_relative_style(
 def _blend(dense: np.ndarray, lex: np.ndarray, w: float, how: str) -> np.ndarray:
     """Dense and lexical content scores of the same candidates as one, ``w`` the lexical
     share: ``z`` (each z-normalised), ``minmax`` (each scaled to [0, 1] over the
-    candidates) or ``rrf`` (reciprocal ranks, k = 60, ties sharing their mean rank)."""
+    candidates) or ``rrf`` (reciprocal ranks, k = 60, ties sharing their mean rank).
+    A score that is not finite counts as the lowest of its column."""
+    dense, lex = _finite(dense), _finite(lex)
     if how == "z":
         return (1 - w) * _z(dense) + w * _z(lex)
     if how == "minmax":
@@ -468,6 +470,13 @@ def _blend(dense: np.ndarray, lex: np.ndarray, w: float, how: str) -> np.ndarray
 
         return (1 - w) / (60 + rankdata(-dense)) + w / (60 + rankdata(-lex))
     raise ValueError(f"lexical_fusion {how!r}: choose z, minmax or rrf")
+
+
+def _finite(raw: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(raw)
+    if ok.all():
+        return raw
+    return np.where(ok, raw, raw[ok].min() if ok.any() else 0.0)
 
 
 def _minmax(raw: np.ndarray) -> np.ndarray:

@@ -72,6 +72,52 @@ def test_corpus_is_reproducible_tagged_and_keeps_dev_wordings_apart() -> None:
     assert dev_names and not dev_names & set(corpus._part(corpus.NAMES, "train"))
 
 
+def test_requests_to_the_assistant_tell_its_you_from_the_users_i() -> None:
+    """The supplement of requests naming both "you" and "I": reproducible, every row
+    asks for one role, the assistant's subject tagged A and the asker's I wording (and
+    the other way round), and drawing it leaves ``generate``'s corpus as it was."""
+    before = corpus.generate(200, 3)
+    a = corpus.dialogue_roles(400, 3)
+    assert a == corpus.dialogue_roles(400, 3) and a != corpus.dialogue_roles(400, 4)
+    assert corpus.generate(200, 3) == before
+    assert {e.role for e in a} == {"user", "agent"}
+    assert {e.content for e in a} == {"present", "reference"}
+    for e in a:
+        assert words_of(e.text) == list(e.words)
+        assert ("U" in e.tags, "A" in e.tags) == (e.role == "user", e.role == "agent")
+        assert ("R" in e.tags) == (e.content == "reference")
+        assert e.speaker == "any" and "N" not in e.tags and "P" not in e.tags
+        for w, t in zip(e.words, e.tags, strict=True):
+            # the asker's I is never the assistant, the assistant's you never the asker
+            assert not (w.lower() == "i" and t == "A"), e.text
+            assert not (w.lower() == "you" and t == "U"), e.text
+    both = [e for e in a if {"you", "i"} <= {w.lower() for w in e.words}]
+    assert len(both) > 100  # most name both
+    dev = corpus.dialogue_roles(300, 3, "dev")
+    frames = {e.text.lower() for e in dev}
+    assert not frames & {e.text.lower() for e in a}
+
+
+def test_asides_that_ask_for_nothing_carry_no_tag() -> None:
+    """The supplement of requests with a reach over every conversation or the asker's
+    "I" about the clip: those words are wording (O), the rest as ``generate`` tags it,
+    and the corpus of ``generate`` stays as it was."""
+    before = corpus.generate(200, 2)
+    a = corpus.asides(600, 2)
+    assert a == corpus.asides(600, 2) and corpus.generate(200, 2) == before
+    assert all(e.role == "none" and e.time == "none" for e in a)
+    text = [e.text.lower() for e in a]
+    free = [p.lower() for p in corpus.TIME_FREE]
+    assert sum(any(p in t for p in free) for t in text) > 150
+    for e in a:
+        assert words_of(e.text) == list(e.words)
+        assert "T" not in e.tags and "U" not in e.tags and "A" not in e.tags
+        assert ("E" in e.tags) == (e.environment != "any")
+        low = [w.lower() for w in e.words]
+        if "i" in low:  # the asker's "I" is wording here (or inside the topic or clip)
+            assert all(t != "U" for w, t in zip(low, e.tags, strict=True) if w == "i")
+
+
 def test_non_english_is_told_apart() -> None:
     assert is_english("what did this speaker say about the budget?")
     assert is_english("Find Dana's clips about Café Müller")
@@ -426,11 +472,11 @@ def test_only_train_pools_train_the_planner() -> None:
     from voxmem.benchmarks.train_planner import TRAIN_POOLS, pool_examples
 
     assert all(POOLS[name].role == "train" for name in TRAIN_POOLS)
-    for name in ("plans/test_v9", "plans/test_v8"):
+    for name in ("plans/test_v10", "plans/test_v9"):
         with pytest.raises(PoolError, match="only a train pool may train"):
             pool_examples([name])
     # a pool is named, so the registry's role decides, not a caller's copy of it
-    relabelled = dataclasses.replace(POOLS["plans/test_v9"], role="train")
+    relabelled = dataclasses.replace(POOLS["plans/test_v10"], role="train")
     with pytest.raises(PoolError, match="named, not given"):
         pool_examples([relabelled])  # type: ignore[list-item]
 

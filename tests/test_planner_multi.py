@@ -164,7 +164,7 @@ def test_an_ensemble_averages_its_members_and_refuses_a_broken_one() -> None:
         MultiModel(broken)
     with pytest.raises(PlannerUnavailable, match="not m1"):
         MultiModel({**a, **{f"m2.{k}": v for k, v in b.items()}})
-    with pytest.raises(PlannerUnavailable, match=r"member 1\) lack unit\.b2"):
+    with pytest.raises(PlannerUnavailable, match=r"member 1\) lack m1\.unit\.b2"):
         MultiModel({**a, **{f"m1.{k}": v for k, v in b.items() if k != "unit.b2"}})
 
 
@@ -298,7 +298,7 @@ def test_training_is_deterministic_and_takes_train_pools_only(tmp_path: Path) ->
             out=tmp_path / "c.npz", params=replace(p, members=0), vectors=_Vectors(),
             log=lambda _: None,
         )  # fmt: skip
-    for pool in ("plans/test_v9", "plans/test_v8"):
+    for pool in ("plans/test_v10", "plans/test_v9"):
         with pytest.raises(PoolError, match="only a train pool may train"):
             train_multilingual(
                 pools=[pool], out=tmp_path / "c.npz", params=p, vectors=_Vectors(),

@@ -455,11 +455,23 @@ def test_content_evidence_fuses_words_and_vectors(memory: AudioMemory) -> None:
     fused = recall(
         memory, "t", SPOKEN, reference=ref, k=10, params=FusionParams(lexical_weight_turns=0.5)
     )
+    rare = "we talked with the supplier named quillfeather on monday"
     dense = recall(
         memory, "t", SPOKEN, reference=ref, k=10, params=FusionParams(lexical_weight_turns=0.0)
     )
+
+    def place(result: object) -> int:
+        said = [t.segment.transcript for t in result.turns]  # type: ignore[attr-defined]
+        return said.index(rare)
+
+    # every way of fusing lifts the rare word heard above where the vectors alone put
+    # it, through the whole recall (z, the default, puts it first: below)
+    for how in ("minmax", "rrf"):
+        params = FusionParams(lexical_weight_turns=0.5, lexical_fusion=how)
+        other = recall(memory, "t", SPOKEN, reference=ref, k=10, params=params)
+        assert place(other) < place(dense), how
+        assert all(t.evidence["content"].how == "vector+lexical" for t in other.turns)
     assert fused.plan.content_from_reference
-    rare = "we talked with the supplier named quillfeather on monday"
     # the vectors alone are pulled to the everyday words; the rare word wins with BM25
     assert dense.turns[0].segment.transcript != rare
     assert fused.turns[0].segment.transcript == rare
@@ -533,6 +545,12 @@ def test_the_fusion_functions_put_both_scores_on_one_scale() -> None:
     # reciprocal ranks: ties share their mean rank
     rrf = _blend(dense, lex, 0.5, "rrf")
     assert rrf[0] == pytest.approx(0.5 / 61 + 0.5 / 63.5)
+    # a score that is not finite counts as its column's lowest, never a NaN ranking
+    bad = np.array([0.9, np.nan, 0.1, -np.inf])
+    for how in ("z", "minmax", "rrf"):
+        out = _blend(bad, lex, 0.0, how)
+        assert np.isfinite(out).all() and np.argmax(out) == 0, how
+    assert np.isfinite(_blend(np.full(4, np.nan), lex, 0.5, "rrf")).all()
     with pytest.raises(ValueError, match="z, minmax or rrf"):
         _blend(dense, lex, 0.5, "max")
     from voxmem.retrievers.recall import FusionParams
