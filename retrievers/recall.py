@@ -243,10 +243,13 @@ def recall(
     columns: dict[str, tuple[str, np.ndarray]] = {}
     for space, vec in queries.items():
         attr = "content" if space == "text" else space
+        # a passage handed in with a broken vector scores lowest, never NaN in the ranking
         columns[attr] = (
             "vector",
-            np.array(
-                [float(s.vectors[space] @ vec) if space in s.vectors else -1.0 for s in cands]
+            _finite(
+                np.array(
+                    [float(s.vectors[space] @ vec) if space in s.vectors else -1.0 for s in cands]
+                )
             ),
         )
     parts: dict[str, dict[str, np.ndarray]] = {}
@@ -254,7 +257,7 @@ def recall(
     w = params.lexical_weight_turns if _spoken(cands) else params.lexical_weight
     if "content" in columns and words and w > 0:
         dense = columns["content"][1]
-        lex = _lexical_scores(cands, words, pool)
+        lex = _finite(_lexical_scores(cands, words, pool))
         if float(lex.std()) > 1e-9:
             columns["content"] = ("vector+lexical", _blend(dense, lex, w, params.lexical_fusion))
             parts["content"] = {"vector": dense, "lexical": lex}
@@ -498,7 +501,7 @@ def _fuse(
     if not columns:
         return [RetrievedTurn(s, 0.0) for s in cands]
     parts = parts or {}
-    zs = {attr: _z(raw) for attr, (_, raw) in columns.items()}
+    zs = {attr: _z(_finite(raw)) for attr, (_, raw) in columns.items()}
     stack = np.stack(list(zs.values()))
     fused = stack.mean(axis=0) + (params.min_weight * stack.min(axis=0) if len(zs) > 1 else 0)
     out = []

@@ -509,6 +509,33 @@ def test_a_pool_gets_lexical_evidence_from_the_whole_pool(memory: AudioMemory) -
     assert result.turns[0].evidence["content"].parts["lexical"] == pytest.approx(bm25[0].score)
 
 
+def test_a_passage_with_a_broken_vector_scores_lowest_and_the_others_still_rank(
+    memory: AudioMemory,
+) -> None:
+    """A pool passage whose vector is not finite (the memory refuses such vectors, a
+    pool handed in need not) scores lowest; the content column is not zeroed for the
+    rest, with or without words to fuse."""
+    from voxmem.retrievers.recall import FusionParams
+
+    pool = _pool(memory, NOISY_ROOM)
+    ref = Reference(tone(500), {}, "the train was late again this morning")
+    for w in (0.0, 0.5):
+        params = FusionParams(lexical_weight=w)
+        clean = recall(memory, "nobody", SPOKEN, reference=ref, pool=pool, k=7, params=params)
+        best = clean.turns[0].segment.id
+        broken = _pool(memory, NOISY_ROOM)
+        victim = next(p for p in broken if p.id != best)
+        victim.vectors["text"] = np.full_like(victim.vectors["text"], np.nan)
+        res = recall(memory, "nobody", SPOKEN, reference=ref, pool=broken, k=7, params=params)
+        assert res.turns[0].segment.id == best == "p5", w
+        assert all(np.isfinite(t.score) for t in res.turns)
+        assert all(np.isfinite(t.evidence["content"].raw) for t in res.turns)
+        assert res.turns[0].evidence["content"].z > 0  # the column still ranks
+        if w == 0.0:  # the broken one takes the lowest score of the column
+            raws = {t.segment.id: t.evidence["content"].raw for t in res.turns}
+            assert raws[victim.id] == min(raws.values())
+
+
 def test_spoken_turns_and_text_passages_take_their_own_lexical_weight(
     memory: AudioMemory,
 ) -> None:
