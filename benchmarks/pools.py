@@ -92,6 +92,17 @@ POOLS: dict[str, Pool] = {
     p.name: p
     for p in [
         Pool(
+            "plans/test_v12",
+            "test",
+            "plan",
+            "plans/test_v12.jsonl",
+            sha256="adc2cc483f9db0ab21a95f417e0b82e8a31946a0dfac79b61758d86cad6482a7",
+            speaker_names=("Margit", "Chinedu", "Akira", "Ximena", "Yasmin"),
+            note="420 instructions (70 not in English, 50 with a clip attached and unused), "
+            "written blind on 2026-12-06 by a third writer, before the planner change it "
+            "scores",
+        ),
+        Pool(
             "plans/test_v11",
             "test",
             "plan",
