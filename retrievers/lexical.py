@@ -1,6 +1,12 @@
 """Lexical evidence: Lucene-style BM25 over transcripts (k1 0.9, b 0.4, English
 stopwords, Snowball stems), shared by the ``bm25`` baseline and ``recall``'s content
-score. A caller's pool (a text corpus) is indexed once and reused while it is alive."""
+score. A caller's pool (a text corpus) is indexed once and reused while it is alive.
+
+The ``bm25`` baseline keeps Lucene's 33 stopwords, as the benchmarks' BM25 does.
+``recall``'s content score drops ``CONTENT_STOPWORDS`` as well: spoken questions are
+full of "what", "when", "did", "you", and with Lucene's list a stored question shared
+those with the asked one and outscored the answer, which shares none (a spoken
+question to the turn that answers it, a turn to its continuation)."""
 
 from __future__ import annotations
 
@@ -13,39 +19,76 @@ from voxmem.memory.records import Segment
 
 BM25_K1, BM25_B = 0.9, 0.4
 
-_POOL: dict[int, tuple[Sequence[Segment], Any]] = {}
+#: English function words (scikit-learn's list less its nouns, verbs and numbers that
+#: name things people talk about: bill, fire, system, move, call, one, ten ...; plus
+#: did, does, doing), dropped from the content score's BM25. Chosen on dev data:
+#: ``fusion_dev --turns`` and INSPIRE-mini Dialogue on its dev wordings.
+CONTENT_STOPWORDS: tuple[str, ...] = tuple(
+    """
+    a about above across after afterwards again against all almost alone along already
+    also although always am among amongst an and another any anyhow anyone anything
+    anyway anywhere are around as at be became because become becomes becoming been
+    before beforehand behind being below beside besides between beyond both but by can
+    cannot could did do does doing done down during each either else elsewhere enough
+    even ever every everyone everything everywhere except few for former formerly from
+    further had has have he hence her here hereafter hereby herein hereupon hers herself
+    him himself his how however i if in indeed into is it its itself latter latterly
+    least less many may me meanwhile might mine more moreover most mostly much must my
+    myself namely neither never nevertheless next no nobody none noone nor not nothing
+    now nowhere of off often on once only onto or other others otherwise our ours
+    ourselves out over own per perhaps please rather same seem seemed seeming seems
+    several she should since so some somehow someone something sometime sometimes
+    somewhere still such than that the their them themselves then thence there
+    thereafter thereby therefore therein thereupon these they this those though through
+    throughout thru thus to together too toward towards under until up upon us very via
+    was we well were what whatever when whence whenever where whereafter whereas whereby
+    wherein whereupon wherever whether which while whither who whoever whole whom whose
+    why will with within without would yet you your yours yourself yourselves
+    """.split()
+)
+
+_POOL: dict[tuple[int, bool], tuple[Sequence[Segment], Any]] = {}
 
 
-def _tokenize(texts: list[str]) -> Any:
+def _tokenize(texts: list[str], content: bool = False) -> Any:
     import bm25s
     import Stemmer
 
     return bm25s.tokenize(
-        texts, stopwords="en", stemmer=Stemmer.Stemmer("english"), show_progress=False
+        texts,
+        stopwords=list(CONTENT_STOPWORDS) if content else "en",
+        stemmer=Stemmer.Stemmer("english"),
+        show_progress=False,
     )
 
 
-def index(segments: Sequence[Segment], cache: bool = False) -> Any:
-    """A BM25 index of the segments' transcripts; with ``cache``, the last pool indexed
-    is kept (keyed by the list object itself) and reused."""
+def index(segments: Sequence[Segment], cache: bool = False, content: bool = False) -> Any:
+    """A BM25 index of the segments' transcripts (``content``: without
+    ``CONTENT_STOPWORDS``); with ``cache``, the last pool indexed is kept (keyed by the
+    list object itself and the stopwords) and reused."""
     import bm25s
 
-    if cache and id(segments) in _POOL and _POOL[id(segments)][0] is segments:
-        return _POOL[id(segments)][1]
+    key = (id(segments), content)
+    if cache and key in _POOL and _POOL[key][0] is segments:
+        return _POOL[key][1]
     built = bm25s.BM25(k1=BM25_K1, b=BM25_B, method="lucene")
-    built.index(_tokenize([s.transcript for s in segments]), show_progress=False)
+    built.index(_tokenize([s.transcript for s in segments], content), show_progress=False)
     if cache:
-        _POOL.clear()
-        _POOL[id(segments)] = (segments, built)
+        for old in [k for k in _POOL if k[0] != id(segments)]:
+            del _POOL[old]  # the last pool only, in either tokenisation
+        _POOL[key] = (segments, built)
     return built
 
 
-def scores(segments: Sequence[Segment], query: str, cache: bool = False) -> np.ndarray:
-    """BM25 score of every segment for ``query`` (zeros when it has no indexable word)."""
+def scores(
+    segments: Sequence[Segment], query: str, cache: bool = False, content: bool = False
+) -> np.ndarray:
+    """BM25 score of every segment for ``query`` (zeros when it has no indexable word);
+    ``content``: without ``CONTENT_STOPWORDS`` (``recall``'s content score)."""
     if not segments:
         return np.zeros(0)
-    q = _tokenize([query])
+    q = _tokenize([query], content)
     words = [w for w in q.vocab if w]
     if not words:
         return np.zeros(len(segments))
-    return np.asarray(index(segments, cache).get_scores(words), dtype=np.float64)
+    return np.asarray(index(segments, cache, content).get_scores(words), dtype=np.float64)

@@ -505,8 +505,33 @@ def test_a_pool_gets_lexical_evidence_from_the_whole_pool(memory: AudioMemory) -
     assert result.turns[0].evidence["content"].how == "vector+lexical"
     bm25 = retrieve("bm25", memory, "nobody", Query("x", text=NOISY_QUERY, pool=pool), k=1)
     assert bm25[0].segment.id == "p4"
-    # the same BM25 scores as the baseline's, over the same pool
-    assert result.turns[0].evidence["content"].parts["lexical"] == pytest.approx(bm25[0].score)
+    # BM25 over the whole pool, as the baseline's, with the content score's stopwords
+    from voxmem.retrievers import lexical
+
+    whole = lexical.scores(pool, NOISY_QUERY, content=True)
+    assert result.turns[0].evidence["content"].parts["lexical"] == pytest.approx(whole[4])
+    assert whole[4] != pytest.approx(bm25[0].score)  # the pool's lengths without them
+
+
+def test_the_content_score_drops_question_words_the_baseline_keeps(memory: AudioMemory) -> None:
+    """A spoken question shares "where", "are", "you" with other questions and nothing
+    with its answer: the baseline's BM25 (Lucene's stopwords, as the benchmarks')
+    scores the other question, the content score's BM25 does not."""
+    from voxmem.retrievers import lexical
+
+    pool = _pool(
+        memory,
+        ["Where are you going on vacation?", "The market estimate is needed by Friday."],
+    )
+    asked = "when is the budget due, did you say?"
+    assert lexical.scores(pool, asked)[0] > 0  # "when", "you", "did" count for the baseline
+    assert list(lexical.scores(pool, asked, content=True)) == [0.0, 0.0]
+    assert lexical.scores(pool, "the market budget", content=True)[1] > 0
+    # the last pool's two indexes live side by side and are each reused
+    a = lexical.index(pool, cache=True)
+    b = lexical.index(pool, cache=True, content=True)
+    assert a is not b and lexical.index(pool, cache=True) is a
+    assert lexical.index(pool, cache=True, content=True) is b
 
 
 def test_a_passage_with_a_broken_vector_scores_lowest_and_the_others_still_rank(
