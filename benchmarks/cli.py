@@ -113,8 +113,8 @@ def train_planner(
         3,
         min=1,
         help="Members of each planner's ensemble, each trained alone with its own seed "
-        "(English: about 2 minutes each on 2 cores with its corpus's encodings cached, 2 "
-        "more to encode it; other languages: about 4 minutes each, 2 more to encode its "
+        "(English: about 3 to 4 minutes each on 2 cores with its corpus's encodings cached, "
+        "2 more to encode it; other languages: about 4 minutes each, 2 more to encode its "
         "corpus).",
     ),
     out: Path | None = typer.Option(
@@ -124,7 +124,22 @@ def train_planner(
         12000, min=50, help="Generated training instructions (English planner)."
     ),
     dev: int = typer.Option(
-        2000, min=10, help="Generated dev instructions, held-back wordings (English planner)."
+        2000,
+        min=10,
+        help="Generated dev instructions, held-back wordings (English planner; a tenth as "
+        "many again from each supplement's held-back wordings, scored apart).",
+    ),
+    dialogue: int = typer.Option(
+        800,
+        min=0,
+        help="Requests a member learns from for the assistant's and the user's own turns "
+        "(the dialogue_roles supplement; English planner).",
+    ),
+    asides: int = typer.Option(
+        800,
+        min=0,
+        help="Requests a member learns from with words that ask for nothing (the asides "
+        "supplement; English planner).",
     ),
     cache: Path | None = typer.Option(
         None, "--cache", help="Folder keeping the corpus's and pools' encodings between runs."
@@ -154,7 +169,9 @@ def train_planner(
         run_training(
             seed=0 if seed is None else seed,
             out=out or WEIGHTS,
-            params=TrainParams(train=train, dev=dev, members=members),
+            params=TrainParams(
+                train=train, dev=dev, members=members, dialogue=dialogue, asides=asides
+            ),
             cache=cache,
         )
     if which in ("other", "both"):

@@ -1644,10 +1644,11 @@ def generate(n: int, seed: int, split: Split = "train") -> list[Example]:
 # --- conversations with the assistant: who is "you", who is "I" ------------------
 #
 # In a conversation with the assistant, "you" is the assistant and "I" the person
-# asking, and both often stand in one request ("what did you say when I told you
-# about the move?"). Requests for the assistant's turns (tag A for its subject, the
-# user's "I" wording) and for the user's own (tag U, "you" wording), learnt from
-# beside ``generate``'s corpus (``dialogue_roles``) so that corpus stays as it was.
+# asking, and both often stand in one request ("what did you end up recommending
+# for the move?", "find where I mentioned the lease to you"). Requests for the
+# assistant's turns (tag A for its subject, the user's "I" wording) and for the
+# user's own (tag U, "you" wording), learnt from beside ``generate``'s corpus
+# (``dialogue_roles``) so that corpus stays as it was.
 
 #: the assistant's turns: {y} the assistant, {t} the topic
 AGENT_DIALOGUE = _phrases(
@@ -1739,7 +1740,8 @@ def _dialogue_head(
 
 def dialogue_roles(n: int, seed: int, split: Split = "train") -> list[Example]:
     """``n`` labelled requests for the assistant's or the user's own turns, worded as
-    people talk to an assistant ("what did you say when I told you ..."), drawn apart
+    people talk to an assistant ("what did you reply when I mentioned ...", "what did I
+    say to you about ..."), drawn apart
     from ``generate`` (its corpus does not change)."""
     rng = np.random.default_rng([seed, 2 if split == "train" else 3])
     out = [example(rng, split, _dialogue_draw, _dialogue_head) for _ in range(n)]

@@ -539,4 +539,13 @@ def train_planner(
     log("dev accuracy (tuning: wordings held back from training, used to choose settings):")
     for what, v in scores.items():
         log(f"  {what:14s} {v:.3f}")
+    # the supplements' held-back frames and phrases (each list's every fifth item),
+    # scored apart so that the corpus's figure above stays comparable across weights
+    n = max(1, p.dev // 10)
+    for name, make in (("dialogue_roles", dialogue_roles), ("asides", asides)):
+        held = make(n, seed, "dev")
+        held_enc = _encode(enc, [e.text for e in held], cache, log)
+        whole = evaluate(PlanModel.load(out), held, held_enc, seed)["whole plan"]
+        scores[f"{name} dev whole plan"] = whole
+        log(f"  {name} dev ({n} requests, held-back wordings): whole plan {whole:.3f}")
     return scores

@@ -23,8 +23,7 @@ BM25_K1, BM25_B = 0.9, 0.4
 #: name things people talk about: bill, fire, system, move, call, one, ten ...; plus
 #: did, does, doing), dropped from the content score's BM25. Chosen on dev data:
 #: ``fusion_dev --turns`` and INSPIRE-mini Dialogue on its dev wordings.
-CONTENT_STOPWORDS: tuple[str, ...] = tuple(
-    """
+_CONTENT_STOPWORDS = """
     a about above across after afterwards again against all almost alone along already
     also although always am among amongst an and another any anyhow anyone anything
     anyway anywhere are around as at be became because become becomes becoming been
@@ -44,8 +43,8 @@ CONTENT_STOPWORDS: tuple[str, ...] = tuple(
     was we well were what whatever when whence whenever where whereafter whereas whereby
     wherein whereupon wherever whether which while whither who whoever whole whom whose
     why will with within without would yet you your yours yourself yourselves
-    """.split()
-)
+"""
+CONTENT_STOPWORDS: tuple[str, ...] = tuple(_CONTENT_STOPWORDS.split())
 
 _POOL: dict[tuple[int, bool], tuple[Sequence[Segment], Any]] = {}
 

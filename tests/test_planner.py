@@ -93,9 +93,48 @@ def test_requests_to_the_assistant_tell_its_you_from_the_users_i() -> None:
             assert not (w.lower() == "you" and t == "U"), e.text
     both = [e for e in a if {"you", "i"} <= {w.lower() for w in e.words}]
     assert len(both) > 100  # most name both
+    # the held-back frames (every fifth) are drawn for dev only, the rest for train only
     dev = corpus.dialogue_roles(300, 3, "dev")
-    frames = {e.text.lower() for e in dev}
-    assert not frames & {e.text.lower() for e in a}
+    frames = (
+        corpus.AGENT_DIALOGUE,
+        corpus.USER_DIALOGUE,
+        corpus.AGENT_DIALOGUE_CLIP,
+        corpus.USER_DIALOGUE_CLIP,
+    )
+    only_dev, only_train = _held_back(frames, "dev"), _held_back(frames, "train")
+    assert len(only_dev) >= 5 and len(only_train) >= 20
+    assert not any(c in _flat(e.text) for e in a for c in only_dev)
+    assert not any(c in _flat(e.text) for e in dev for c in only_train)
+    assert any(c in _flat(e.text) for e in dev for c in only_dev)
+
+
+def _flat(text: str) -> str:
+    return " " + " ".join(w.lower() for w in words_of(text)) + " "
+
+
+def _held_back(lists: tuple[list[str], ...], split: str) -> list[str]:
+    """Three-word or longer pieces of the ``split`` parts of ``lists`` (between the
+    slots) found in no item of their other parts: what only that split's draws hold."""
+    import re
+
+    back = "dev" if split == "train" else "train"
+    mine = [x for items in lists for x in corpus._part(items, split)]  # type: ignore[arg-type]
+    other = [x for items in lists for x in corpus._part(items, back)]  # type: ignore[arg-type]
+    # the other part as drawn: its subjects filled in ("what was it I told you about")
+    subjects = {"y": corpus.AGENT_SUBJECT, "i": corpus.USER_SUBJECT}
+    drawn = [
+        _flat(o.replace("{y}", y).replace("{i}", i))
+        for o in other
+        for y in subjects["y"]
+        for i in subjects["i"]
+    ]
+    pieces = set()
+    for item in mine:
+        for piece in re.split(r"\{\w+\}", item):
+            flat = _flat(piece)
+            if len(flat.split()) >= 3 and not any(flat in d for d in drawn):
+                pieces.add(flat)
+    return sorted(pieces)
 
 
 def test_asides_that_ask_for_nothing_carry_no_tag() -> None:
@@ -106,9 +145,20 @@ def test_asides_that_ask_for_nothing_carry_no_tag() -> None:
     a = corpus.asides(600, 2)
     assert a == corpus.asides(600, 2) and corpus.generate(200, 2) == before
     assert all(e.role == "none" and e.time == "none" for e in a)
-    text = [e.text.lower() for e in a]
-    free = [p.lower() for p in corpus.TIME_FREE]
+    text = [_flat(e.text) for e in a]
+    # whole words ("ever", not the "ever" of "whatever")
+    free = [_flat(p) for p in corpus._part(corpus.TIME_FREE, "train")]
     assert sum(any(p in t for p in free) for t in text) > 150
+    mine = [_flat(p) for p in corpus._part(corpus.I_ASIDES + corpus.I_ASIDES_CLIP, "train")]
+    with_i = [e for e, t in zip(a, text, strict=True) if any(p in t for p in mine)]
+    assert len(with_i) > 100  # the asker's own "I" around the request
+    assert all(e.role == "none" for e in with_i)
+    # held-back reaches and asides only in the dev draw
+    dev = [_flat(e.text) for e in corpus.asides(300, 2, "dev")]
+    only_dev = _held_back((corpus.TIME_FREE, corpus.I_ASIDES, corpus.I_ASIDES_CLIP), "dev")
+    assert len(only_dev) >= 5
+    assert not any(c in t for t in text for c in only_dev), only_dev
+    assert any(c in t for t in dev for c in only_dev), only_dev
     for e in a:
         assert words_of(e.text) == list(e.words)
         assert "T" not in e.tags and "U" not in e.tags and "A" not in e.tags
