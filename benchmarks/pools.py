@@ -99,8 +99,8 @@ POOLS: dict[str, Pool] = {
             sha256="adc2cc483f9db0ab21a95f417e0b82e8a31946a0dfac79b61758d86cad6482a7",
             speaker_names=("Margit", "Chinedu", "Akira", "Ximena", "Yasmin"),
             note="420 instructions (70 not in English, 50 with a clip attached and unused), "
-            "written blind on 2026-12-06 by a third writer, before the planner change it "
-            "scores",
+            "written blind on 2026-12-06 by a third writer after the planner weights it "
+            "first scored (a0ef283d, ce87459a), frozen before any later planner change",
         ),
         Pool(
             "plans/test_v11",

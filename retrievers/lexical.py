@@ -21,8 +21,10 @@ BM25_K1, BM25_B = 0.9, 0.4
 
 #: English function words (scikit-learn's list less its nouns, verbs and numbers that
 #: name things people talk about: bill, fire, system, move, call, one, ten ...; plus
-#: did, does, doing), dropped from the content score's BM25. Chosen on dev data:
-#: ``fusion_dev --turns`` and INSPIRE-mini Dialogue on its dev wordings.
+#: did, does, doing, and what the tokenizer leaves of contractions the ASR writes:
+#: "didn't" gives "didn", "you're" "re"; "won" stays, a word of its own), dropped from
+#: the content score's BM25. The mechanism was found on INSPIRE-mini Dialogue's dev
+#: wordings; the list was checked on ``fusion_dev --turns``.
 _CONTENT_STOPWORDS = """
     a about above across after afterwards again against all almost alone along already
     also although always am among amongst an and another any anyhow anyone anything
@@ -43,6 +45,7 @@ _CONTENT_STOPWORDS = """
     was we well were what whatever when whence whenever where whereafter whereas whereby
     wherein whereupon wherever whether which while whither who whoever whole whom whose
     why will with within without would yet you your yours yourself yourselves
+    aren couldn didn doesn don hadn hasn haven isn ll re shouldn ve wasn weren wouldn
 """
 CONTENT_STOPWORDS: tuple[str, ...] = tuple(_CONTENT_STOPWORDS.split())
 

@@ -64,7 +64,7 @@ class FusionParams:
     #: the same weight when the candidates are spoken turns, whose words are the ASR's
     #: (``python -m voxmem.benchmarks.fusion_dev --turns``: 0.4 over 0.2 once the content
     #: score dropped question words (``lexical.CONTENT_STOPWORDS``), mean nDCG@10 over
-    #: four SNRs 0.468 against 0.445; 0.5 gave 0.468 too, 2026-12-06)
+    #: four SNRs 0.465 against 0.443 (0.5: 0.463; dense 0.408), 2026-12-06)
     lexical_weight_turns: float = 0.4
     #: how the two content scores are put on one scale before they are mixed:
     #: ``z``, ``minmax`` or ``rrf`` (see ``_blend``)
@@ -503,7 +503,8 @@ def _fuse(
     if not columns:
         return [RetrievedTurn(s, 0.0) for s in cands]
     parts = parts or {}
-    zs = {attr: _z(_finite(raw)) for attr, (_, raw) in columns.items()}
+    columns = {attr: (how, _finite(raw)) for attr, (how, raw) in columns.items()}
+    zs = {attr: _z(raw) for attr, (_, raw) in columns.items()}
     stack = np.stack(list(zs.values()))
     fused = stack.mean(axis=0) + (params.min_weight * stack.min(axis=0) if len(zs) > 1 else 0)
     out = []
