@@ -69,21 +69,22 @@ class Example:
         return [w for w, t in zip(self.words, self.tags, strict=True) if t == "C"]
 
 
-_PARTS: dict[tuple[int, Split], list[str]] = {}
+#: (id of the list, split) -> (the list itself, its part): the list is kept so that an
+#: id reused by another list after the first is gone never returns the wrong part
+_PARTS: dict[tuple[int, Split], tuple[Sequence[str], list[str]]] = {}
 
 
 def _part(items: Sequence[str], split: Split) -> list[str]:
     """Every fifth item (from the fourth on) is held back for dev; lists of three
     items or fewer are shared."""
     key = (id(items), split)
-    if key not in _PARTS:
+    if key not in _PARTS or _PARTS[key][0] is not items:
         if len(items) < 4:
-            _PARTS[key] = list(items)
+            part = list(items)
         else:
-            dev = [x for i, x in enumerate(items) if i % 5 == 3]
-            train = [x for i, x in enumerate(items) if i % 5 != 3]
-            _PARTS[key] = dev if split == "dev" else train
-    return _PARTS[key]
+            part = [x for i, x in enumerate(items) if (i % 5 == 3) == (split == "dev")]
+        _PARTS[key] = (items, part)
+    return _PARTS[key][1]
 
 
 def _pick(rng: np.random.Generator, items: Sequence[str], split: Split | None = None) -> str:

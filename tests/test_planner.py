@@ -72,6 +72,17 @@ def test_corpus_is_reproducible_tagged_and_keeps_dev_wordings_apart() -> None:
     assert dev_names and not dev_names & set(corpus._part(corpus.NAMES, "train"))
 
 
+def test_a_lists_part_is_its_own_even_when_its_id_was_another_lists() -> None:
+    """Parts are cached by the list's id; a list made after another is gone may take
+    its id, and must still get its own part, never the other's."""
+    for i in range(200):
+        items = [f"{i}-{k}" for k in range(7)]
+        assert corpus._part(items, "train") == [items[k] for k in (0, 1, 2, 4, 5, 6)]
+        assert corpus._part(items, "dev") == [items[3]]
+        del items  # gone: the next list may take its id
+    assert corpus._part(["x", "y"], "dev") == ["x", "y"]  # short lists are shared
+
+
 def test_requests_to_the_assistant_tell_its_you_from_the_users_i() -> None:
     """The supplement of requests naming both "you" and "I": reproducible, every row
     asks for one role, the assistant's subject tagged A and the asker's I wording (and
