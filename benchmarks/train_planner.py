@@ -534,7 +534,8 @@ def train_planner(
         members.append(train(train_set, train_enc, seed + k, p, pool, pool_enc))
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, allow_pickle=False, **with_members(members))
-    scores = evaluate(PlanModel.load(out), dev_set, dev_enc, seed)
+    model = PlanModel.load(out)  # as written, once for every figure below
+    scores = evaluate(model, dev_set, dev_enc, seed)
     log(f"wrote {out} (sha256 {weights_hash(out)[:16]}) in {time.perf_counter() - start:.0f} s")
     log("dev accuracy (tuning: wordings held back from training, used to choose settings):")
     for what, v in scores.items():
@@ -545,7 +546,7 @@ def train_planner(
     for name, make in (("dialogue_roles", dialogue_roles), ("asides", asides)):
         held = make(n, seed, "dev")
         held_enc = _encode(enc, [e.text for e in held], cache, log)
-        whole = evaluate(PlanModel.load(out), held, held_enc, seed)["whole plan"]
+        whole = evaluate(model, held, held_enc, seed)["whole plan"]
         scores[f"{name} dev whole plan"] = whole
         log(f"  {name} dev ({n} requests, held-back wordings): whole plan {whole:.3f}")
     return scores

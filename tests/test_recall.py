@@ -514,9 +514,9 @@ def test_a_pool_gets_lexical_evidence_from_the_whole_pool(memory: AudioMemory) -
 
 
 def test_the_content_score_drops_question_words_the_baseline_keeps(memory: AudioMemory) -> None:
-    """A spoken question shares "where", "are", "you" with other questions and nothing
-    with its answer: the baseline's BM25 (Lucene's stopwords, as the benchmarks')
-    scores the other question, the content score's BM25 does not."""
+    """A spoken question shares "you" (and "when", "did" ...) with other questions and
+    nothing with its answer: the baseline's BM25 (Lucene's stopwords, as the
+    benchmarks') scores the other question, the content score's BM25 does not."""
     from voxmem.retrievers import lexical
 
     pool = _pool(
