@@ -506,7 +506,9 @@ def train_planner(
 ) -> dict[str, float]:
     """Generate, encode, train each member of the ensemble (seeds ``seed`` to
     ``seed + members - 1``), write ``out``; return the ensemble's accuracy on the dev
-    corpus drawn with ``seed`` (tuning figures)."""
+    corpus drawn with ``seed`` and the whole plan on each supplement's held-back
+    wordings (``"dialogue_roles dev whole plan"``, ``"asides dev whole plan"``; tuning
+    figures)."""
     p = params or TrainParams()
     if p.members < 1:
         raise ValueError(f"an ensemble needs one member or more, not {p.members}")
