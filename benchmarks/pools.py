@@ -71,7 +71,7 @@ class Pool:
     role: Role
     #: ``plan`` rows (``PlanRow``), ``routing`` rows, ``wordings`` (a mini edition's
     #: instruction templates in a file), or ``templates`` (generated in code)
-    schema: Literal["plan", "routing", "wordings", "templates"]
+    schema: Literal["plan", "routing", "personal", "wordings", "templates"]
     #: the file (relative to ``benchmarks/data``), or ``module:NAME, NAME`` for templates
     source: str
     sha256: str | None = None
@@ -219,6 +219,25 @@ POOLS: dict[str, Pool] = {
             sha256="a607342814096ce79d32718e120edd863514a9f0ad681cce23ad79189870750a",
             speaker_names=("Dana", "Marco", "Priya", "Sam"),
             note="368 conversational requests, written before the router was run",
+        ),
+        Pool(
+            "routing/personal_test",
+            "test",
+            "personal",
+            "routing/personal_test.jsonl",
+            sha256="11fe4340661b48770fe9a49b2be82855014dc3dab1f50b245da4895538ce71fe",
+            note="252 later questions after a short history (139 asking for something said in "
+            "it), written blind on 2026-12-06 by a writer who had not seen the router, "
+            "frozen before the rule for questions about the asker's own life was scored",
+        ),
+        Pool(
+            "routing/personal_dev",
+            "dev",
+            "personal",
+            "routing/personal_dev.jsonl",
+            note="later questions after a short history, written on 2026-12-06 by a writer "
+            "who had not seen the router; read to build the rule for questions about the "
+            "asker's own life (a tuning figure)",
         ),
         Pool(
             "plans/tune",
@@ -495,6 +514,49 @@ def load_routing_pool(name: str | Pool = "routing/test") -> list[dict[str, Any]]
     return [raw for _, raw in lines]
 
 
+PERSONAL_KEYS = ("id", "history", "question", "kind", "memory", "support", "answer")
+PERSONAL_KINDS = (
+    "user_fact",
+    "agent_fact",
+    "advice",
+    "knowledge",
+    "command",
+    "smalltalk",
+    "new_fact",
+    "absent",
+)
+
+
+def load_personal_pool(name: str | Pool) -> list[dict[str, Any]]:
+    """A pool of later questions after a short history (``personal`` rows), hash-checked;
+    rows that break the schema are refused with every problem listed."""
+    pool = get_pool(name)
+    if pool.schema != "personal":
+        raise PoolError(f"{pool.name} holds {pool.schema} rows, not personal rows")
+    lines, problems = _json_lines(read_verified(pool))
+    for n, raw in lines:
+        if not isinstance(raw, dict) or set(PERSONAL_KEYS) - raw.keys():
+            problems.append(f"line {n}: not an object with keys {list(PERSONAL_KEYS)}")
+            continue
+        history = raw["history"]
+        if not isinstance(history, list) or not all(
+            isinstance(h, dict) and h.get("role") in ("user", "agent") and h.get("text")
+            for h in history
+        ):
+            problems.append(f"line {n}: history must be a list of {{role, text}} turns")
+            continue
+        if raw["kind"] not in PERSONAL_KINDS:
+            problems.append(f"line {n}: kind {raw['kind']!r} is not one of {PERSONAL_KINDS}")
+        if raw["memory"] != (raw["kind"] in ("user_fact", "agent_fact")):
+            problems.append(f"line {n}: memory must be true exactly for user_fact/agent_fact")
+        support = raw["support"]
+        if raw["memory"] and not (isinstance(support, int) and 0 <= support < len(history)):
+            problems.append(f"line {n}: support must index a turn of the history")
+    if problems:
+        raise PoolSchemaError(f"{pool.path}: " + "; ".join(problems))
+    return [raw for _, raw in lines]
+
+
 #: kind -> templates, or kind -> label -> templates (``values:style`` -> ``sad`` -> ...)
 Wordings = dict[str, list[str] | dict[str, list[str]]]
 
@@ -608,6 +670,7 @@ __all__ = [
     "check_plan_row",
     "check_wordings",
     "get_pool",
+    "load_personal_pool",
     "load_plan_pool",
     "load_routing_pool",
     "placeholders",
