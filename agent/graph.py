@@ -34,7 +34,7 @@ from voxmem.agent.respond import (
     attribution,
     when,
 )
-from voxmem.agent.route import Route, resolve_time
+from voxmem.agent.route import Route, memory_holds, resolve_time
 from voxmem.agent.speak import OUTPUT_RATE, chunks, speakable, split_sentences, to_pcm16
 from voxmem.audio import Audio, load_audio
 from voxmem.errors import InvalidAudio, SynthesisError
@@ -50,6 +50,9 @@ if TYPE_CHECKING:
 DIALOGUE_KEEP = 200
 #: most turns one forget request offers to erase
 FORGET_MAX = 200
+#: how many recalled turns a tentative route (a question about the asker's own life)
+#: searches for one that shares its words before it answers as chat
+TENTATIVE_CANDIDATES = 10
 #: a turn offered for erasure matches the content at least this share of the best match
 FORGET_CONTENT_SHARE = 0.8
 
@@ -211,6 +214,7 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str, A
             "name": r.name,
             "plan": r.plan.describe() if r.plan else None,
             "why": r.why,
+            "tentative": r.tentative,
         },
         "timings": {**state.get("timings", {}), "route": round(time.perf_counter() - t0, 4)},
     }
@@ -240,6 +244,8 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
         elif ctx.voice is not None and ctx.audio is not None:
             plan = _replace(plan, speaker=Constraint("same"))
             reference = Reference(ctx.audio, {"speaker": ctx.voice}, "")
+        elif r.tentative:
+            pass  # typed words carry no voice: look among everyone's turns
         else:
             # typed words carry no voice: "I" could be anyone
             ctx.action = (
@@ -276,6 +282,8 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
             window = _replace(window, order="latest")
         plan = _replace(plan, time=window)
         k = FORGET_MAX if r.intent == "forget" else agent.settings.agent.recall_k
+        # a tentative route looks further down for a turn that shares its words
+        look = max(k, TENTATIVE_CANDIDATES) if r.tentative else k
         # requests to the memory and the agent's answers to them are not what anyone
         # asks for: they are skipped (the memory keeps them as the conversation)
         meta = await asyncio.to_thread(agent.meta_turns, tenant)
@@ -287,25 +295,38 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
             state.get("transcript", ""),
             plan=plan,
             reference=reference,
-            k=k + len(meta),
+            k=look + len(meta),
             params=params,
         )
-        kept = [t for t in result.turns if t.segment.id not in meta][:k]
+        found = [t for t in result.turns if t.segment.id not in meta][:look]
+        if r.tentative:
+            # only a turn that holds the question's words answers it: those first, in
+            # recall's order; none, and the question is chat
+            asked = state.get("transcript", "")
+            sharing = [t for t in found if memory_holds(asked, [t.segment.transcript])]
+            found = (sharing + [t for t in found if t not in sharing]) if sharing else []
+        kept = found[:k]
         if r.intent == "forget":
             kept = _worth_forgetting(kept)
         hits = agent.describe_hits(tenant, kept)
     except UnknownTenant:
         hits = []
+    timings = {
+        **state.get("timings", {}),
+        "recall": round(time.perf_counter() - t0, 4),
+        "recall_wait_writes": waited,
+    }
+    if r.tentative and not hits:
+        # a question that nothing remembered answers: chat
+        ctx.route = dataclasses.replace(
+            r, intent="chat", plan=None, why=f"{r.why}; nothing remembered holds its words"
+        )
+        ctx.hits = []
+        route = {"intent": "chat", "needs_memory": False, "plan": None, "why": ctx.route.why}
+        return {"hits": [], "route": {**state.get("route", {}), **route}, "timings": timings}
     ctx.hits = hits
     _emit(Recalled(r.intent, plan.describe(), hits))
-    update: dict[str, Any] = {
-        "hits": [h.to_dict() for h in hits],
-        "timings": {
-            **state.get("timings", {}),
-            "recall": round(time.perf_counter() - t0, 4),
-            "recall_wait_writes": waited,
-        },
-    }
+    update: dict[str, Any] = {"hits": [h.to_dict() for h in hits], "timings": timings}
     if r.intent == "forget":
         update["pending_forget"] = [h.turn_id for h in hits]
     return update

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from voxmem.retrievers.instruction import InstructionParser
+from voxmem.retrievers.lexical import content_terms
 from voxmem.retrievers.plan import Constraint, RetrievalPlan, TimeWindow
 
 Intent = Literal["recall", "replay", "forget", "name", "confirm", "deny", "chat"]
@@ -410,6 +411,11 @@ class Route:
     #: for reports: which rule decided
     why: str = ""
     notes: list[str] = field(default_factory=list)
+    #: a question with no word pointing back at the conversation ("which station does
+    #: my train leave from?", "when's Ben's math test?"): a recall that the agent keeps
+    #: only when a recalled turn holds half its content words, and answers as chat
+    #: otherwise (:func:`memory_holds`)
+    tentative: bool = False
 
     @property
     def needs_memory(self) -> bool:
@@ -467,6 +473,9 @@ class Router:
 
         if _asks_about_past(clean, names):
             return self._lookup("recall", raw, clean, names, "question about the past")
+        if _personal_question(clean):
+            r = self._lookup("recall", raw, clean, names, "a question the memory may answer")
+            return replace(r, tentative=True)
         return Route("chat", why="no memory cue")
 
     def _lookup(
@@ -617,6 +626,70 @@ def _asks_about_past(clean: str, names: Sequence[str]) -> bool:
         and re.search(_PAST_MARK, clean)
         and re.search(rf"\b(?:{subj})\b", clean)
     )
+
+
+#: a question: it opens with a question word or an auxiliary, or ends with a question
+#: mark, "again" or "was it"
+_QUESTION = re.compile(
+    r"^(?:(?:and|but|so|oh|okay|ok|um|uh|wait|remind me,?)[, ]+)*(?:what|what's|whats|which|"
+    r"where|where's|when|when's|who|who's|whose|how|is|are|was|were|am|do|does|did|have|has|"
+    r"had)\b|\?\s*$|\b(?:again|was it|was that|were they|is it)\s*[?.]?\s*$"
+)
+#: asking for something new, not for what was said: advice, a favour, a how-to, an
+#: opinion, a present state ("should I", "can you", "how do I", "do I need", "what do
+#: you think", "is it safe")
+_ASKS_NEW = re.compile(
+    r"\b(?:should|shall|could|can|would|will|must|might|may) (?:i|we|you|it|they|he|she)\b|"
+    r"\bhow (?:do|can|should|would|could) \w+\b|\bdo (?:i|we|you) (?:need|have to)\b|"
+    r"\bwhat do you (?:think|reckon|recommend|suggest)\b|\b(?:any|some) (?:ideas?|tips|"
+    r"suggestions|advice)\b|\bwhat(?:'s| is) (?:the best|a good|the weather|the time)\b|"
+    r"\bis it (?:ok|okay|safe|worth|good|bad|possible|normal|too)\b|\bwhat time is it\b|"
+    r"\b(?:how am i|how are we|am i|are we) (?:doing|late|early|on time|ok|okay)\b|"
+    r"\bwhat (?:if|about) (?:i|we)\b"
+)
+
+
+def _personal_question(clean: str) -> bool:
+    """A question that no rule of the past matched ("where am I staying in Lisbon?",
+    "when's Ben's math test?"): it may ask for something said earlier, or for general
+    knowledge, so the agent looks, and keeps what it finds only when a remembered turn
+    holds half its content words. Requests for advice, favours, how-tos, opinions and
+    the present state ask for something new."""
+    return bool(
+        _QUESTION.search(clean)
+        and not _ASKS_NEW.search(clean)
+        and content_terms(clean) - _ASKING_TERMS  # "how are you?" names nothing to find
+    )
+
+
+#: words of asking, not of what is asked about: a recalled turn sharing only these with
+#: a question does not answer it
+_ASKING_TERMS = frozenset(
+    content_terms(
+        "say said tell told mention mentioned talk talked speak spoke ask asked remember "
+        "remind recall call called again go going gone get got make made thing things stuff "
+        "know want think like yeah okay um uh oh hmm right just really actually mean guess"
+    )
+)
+
+
+#: the share of a tentative question's content words one remembered turn must hold
+#: to answer it (chosen on routing/personal_dev)
+HOLD_SHARE = 0.5
+
+
+def memory_holds(question: str, transcripts: Sequence[str], share: float = HOLD_SHARE) -> bool:
+    """Whether one of ``transcripts`` holds at least ``share`` of ``question``'s content
+    words (stemmed, less function words and words of asking): what a tentative route's
+    recall must find to be an answer. "Where am I staying in Lisbon?" (stay, lisbon) is
+    answered by "we're staying in a flat in Lisbon"; "what's the population of Krakow?"
+    (popul, krakow) by "we fly to Krakow in May" as well, at a half; "where's my
+    umbrella?" by no memory of trains."""
+    asked = content_terms(question) - _ASKING_TERMS
+    if not asked:
+        return False
+    need = share * len(asked)
+    return any(len(asked & content_terms(t)) >= need for t in transcripts)
 
 
 def resolve_time(

@@ -17,7 +17,14 @@ from typing import Any
 
 from rich.console import Console
 
-from voxmem.benchmarks.pools import FrozenPoolChanged, get_pool, load_routing_pool
+from voxmem.benchmarks.pools import (
+    PERSONAL_KINDS,
+    POOLS,
+    FrozenPoolChanged,
+    get_pool,
+    load_personal_pool,
+    load_routing_pool,
+)
 from voxmem.benchmarks.report import Report, versions
 
 #: the frozen test pool (role, file and sha256 in ``voxmem.benchmarks.pools``)
@@ -35,8 +42,19 @@ def load_pool() -> list[dict[str, Any]]:
 def judge(router: Any, item: dict[str, Any]) -> dict[str, bool]:
     """Which parts of the route match the item's labels. Plan fields are judged on
     memory requests only."""
+    from voxmem.agent.route import MEMORY_INTENTS
+
     r = router.route(item["text"], NAMES)
-    out = {"decision": r.needs_memory == item["memory"], "intent": r.intent == item["intent"]}
+    # the pool's requests come with no memory: a tentative route (a question no rule of
+    # the past matched) finds nothing to hold its words, and the agent answers it as
+    # chat; ``decision_if_held`` counts it as a memory request, as a memory that holds
+    # its words would
+    intent = "chat" if r.tentative else r.intent
+    out = {
+        "decision": (intent in MEMORY_INTENTS) == item["memory"],
+        "decision_if_held": r.needs_memory == item["memory"],
+        "intent": intent == item["intent"],
+    }
     if not item["memory"]:
         return out
     plan = r.plan
@@ -53,6 +71,57 @@ def judge(router: Any, item: dict[str, Any]) -> dict[str, bool]:
     out["topic"] = (not content) if topic is None else topic.lower() in content.lower()
     out["plan"] = all(out[f] for f in FIELDS) and out["intent"]
     return out
+
+
+#: the frozen pool of later questions after a short history (``personal`` rows)
+PERSONAL_POOL = "routing/personal_test"
+
+
+def judge_personal(router: Any, item: dict[str, Any]) -> dict[str, bool]:
+    """Whether the agent would look in its memory for ``item``'s question after its
+    history, as the agent decides: the router's rules, and for a tentative route (a
+    question about the asker's own life) whether a remembered turn shares a content word
+    with it (``memory_holds``). The memory holds the history's turns (the asker's own,
+    when the route asks about the asker; the agent's, when it asks about the agent); a
+    history is shorter than the turns the agent searches for a tentative route, so all
+    of them are searched. ``rules_only``: the same without the tentative routes."""
+    from voxmem.agent.route import memory_holds
+
+    r = router.route(item["question"], ())
+    history = item["history"]
+    if r.needs_memory and r.tentative:
+        role = {"self": "user", "agent": "agent"}.get(r.speaker)
+        turns = [h["text"] for h in history if role is None or h["role"] == role]
+        decided = memory_holds(item["question"], turns)
+    else:
+        decided = r.needs_memory
+    rules = r.needs_memory and not r.tentative
+    return {"decision": decided == item["memory"], "rules_only": rules == item["memory"]}
+
+
+def score_personal(router: Any, items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Decision accuracy (with and without the tentative routes) over every question,
+    per kind, and over memory / other questions."""
+    right: Counter[str] = Counter()
+    rules: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    wrong: list[dict[str, Any]] = []
+    for item in items:
+        v = judge_personal(router, item)
+        for part in ("all", item["kind"], "memory" if item["memory"] else "not memory"):
+            total[part] += 1
+            right[part] += int(v["decision"])
+            rules[part] += int(v["rules_only"])
+        if not v["decision"]:
+            wrong.append(item)
+    parts = ["all", "memory", "not memory", *(k for k in PERSONAL_KINDS if total[k])]
+    return {
+        "parts": parts,
+        "accuracy": {p: right[p] / total[p] for p in parts},
+        "rules_only": {p: rules[p] / total[p] for p in parts},
+        "counts": {p: [right[p], rules[p], total[p]] for p in parts},
+        "wrong": wrong,
+    }
 
 
 def run_routing(*, out: Path, seed: int, quick: bool, console: Console) -> Report:
@@ -76,9 +145,9 @@ def run_routing(*, out: Path, seed: int, quick: bool, console: Console) -> Repor
             total[part] += 1
             right[part] += int(ok)
         got = router.route(item["text"], NAMES)
-        confusion[f"{item['intent']}->{got.intent}"] += 1
+        confusion[f"{item['intent']}->{'tentative ' if got.tentative else ''}{got.intent}"] += 1
     elapsed = time.perf_counter() - start
-    order = ["decision", "intent", "plan", *FIELDS]
+    order = ["decision", "decision_if_held", "intent", "plan", *FIELDS]
     for part in order:
         if total[part]:
             report.rows.append(
@@ -96,12 +165,71 @@ def run_routing(*, out: Path, seed: int, quick: bool, console: Console) -> Repor
     }
     report.timings["total_s"] = elapsed
     report.timings["per_request_ms"] = 1000 * elapsed / (2 * max(1, len(items)))
+    if PERSONAL_POOL in POOLS:
+        pool = get_pool(PERSONAL_POOL)
+        scored = score_personal(router, load_personal_pool(pool))
+        for part in scored["parts"]:
+            r_, rules_, n = scored["counts"][part]
+            report.rows.append(
+                {
+                    "part": f"after a history: {part} (rules alone {rules_ / n:.3f})",
+                    "accuracy": r_ / n,
+                    "right": r_,
+                    "n": n,
+                }
+            )
+        report.results["personal"] = {
+            "pool": pool.source,
+            "sha256": pool.sha256,
+            "accuracy": scored["accuracy"],
+            "rules_only": scored["rules_only"],
+            "counts": scored["counts"],
+        }
+        report.notes.append(
+            "'after a history': the look-in-memory decision for a later question after a "
+            "short history (routing/personal_test, frozen, written apart from the router): "
+            "the rules, and for a question about the asker's own life whether a "
+            "remembered turn shares a content word with it; 'rules alone' without those "
+            "questions. Figures only."
+        )
     report.notes.append(
-        "test pool: 'decision' is memory vs no memory over every request; 'plan' and the "
-        "fields are over memory requests (whole plan = intent and every field right). "
-        "Figures only; the pool's errors are not read to change the router."
+        "test pool: 'decision' is memory vs no memory over every request, as the agent "
+        "decides with nothing remembered (a tentative route, a question no rule of the "
+        "past matched, is then chat); 'decision_if_held' counts tentative routes as "
+        "memory requests, as a memory holding their words would; 'plan' and the fields "
+        "are over memory requests (whole plan = intent and every field right). Figures "
+        "only; the pool's errors are not read to change the router."
     )
     return report
 
 
-__all__ = ["FrozenPoolChanged", "judge", "load_pool", "run_routing"]
+def main(argv: list[str] | None = None) -> int:
+    """``python -m voxmem.benchmarks.routing_bench --pool routing/personal_dev``: the
+    decision figures on a personal pool; ``--errors`` lists the wrong questions of a
+    pool that is not a test pool."""
+    import argparse
+
+    from voxmem.agent.route import Router
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--pool", default="routing/personal_dev")
+    ap.add_argument("--errors", action="store_true")
+    args = ap.parse_args(argv)
+    pool = get_pool(args.pool)
+    if args.errors and pool.role == "test":
+        ap.error(f"{pool.name} is a test pool: its errors are not read")
+    scored = score_personal(Router(agent_name="Vox"), load_personal_pool(pool))
+    for part in scored["parts"]:
+        r_, rules_, n = scored["counts"][part]
+        print(f"{part:12s} {r_ / n:.3f} ({r_}/{n})  rules alone {rules_ / n:.3f}")
+    if args.errors:
+        for item in scored["wrong"]:
+            print(f"{item['id']} {item['kind']}: {item['question']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["FrozenPoolChanged", "judge", "judge_personal", "load_pool", "run_routing"]

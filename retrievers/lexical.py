@@ -94,3 +94,16 @@ def scores(
     if not words:
         return np.zeros(len(segments))
     return np.asarray(index(segments, cache, content).get_scores(words), dtype=np.float64)
+
+
+def content_terms(text: str) -> set[str]:
+    """The stemmed words of ``text`` that the content score matches on (the tokenizer's
+    words of two letters or more, less ``CONTENT_STOPWORDS``): "which station does my
+    train leave from?" gives station, train, leav."""
+    import re
+
+    import Stemmer
+
+    stem = Stemmer.Stemmer("english").stemWord
+    drop = set(CONTENT_STOPWORDS)
+    return {stem(w) for w in re.findall(r"(?u)\b\w\w+\b", text.lower()) if w not in drop}

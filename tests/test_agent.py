@@ -517,3 +517,36 @@ async def test_concurrent_first_turns_open_one_checkpointer(tmp_path: Path) -> N
     conn = agent._conn
     await agent.aclose()
     assert conn is not None and agent._conn is None
+
+
+async def test_a_question_about_the_askers_life_is_answered_from_memory(tmp_path: Path) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "Hi, I'm Dana."))
+        await agent.turn(
+            "acme",
+            "s",
+            audio=said(asr, DANA, "My train to the conference leaves from the north station."),
+        )
+        await agent.turn(
+            "acme", "s", audio=said(asr, MARCO, "My train leaves from the central station.")
+        )
+        agent.flush("acme")
+        r = await agent.turn(
+            "acme", "t", audio=said(asr, DANA, "Which station does my train leave from?")
+        )
+        assert r.intent == "recall" and r.route["tentative"]
+        assert r.hits and "north station" in r.hits[0].transcript
+        assert all(h.speaker_name == "Dana" for h in r.hits)
+        assert "north station" in r.reply
+        # nothing remembered shares its words: a chat turn, nothing recalled
+        r = await agent.turn("acme", "t", audio=said(asr, DANA, "Where's my umbrella?"))
+        assert r.intent == "chat" and r.hits == [] and not r.route["needs_memory"]
+        assert "nothing remembered" in r.route["why"]
+        agent.flush("acme")
+        # a demoted question is a chat turn of the conversation, not a memory request:
+        # recall finds it like any other turn
+        r = await agent.turn(
+            "acme", "t", audio=said(asr, DANA, "What did I say about my umbrella?")
+        )
+        assert r.hits and "umbrella" in r.hits[0].transcript

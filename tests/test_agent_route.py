@@ -47,7 +47,6 @@ def router() -> Router:
         ("Hi, this is Marco speaking", "name", "any", None, None),
         ("Hello there!", "chat", "any", None, None),
         ("The budget for the trip is four thousand euros.", "chat", "any", None, None),
-        ("What did Churchill say about democracy?", "chat", "any", None, None),
         ("Remind me to buy milk tomorrow.", "chat", "any", None, None),
         ("Play some jazz.", "chat", "any", None, None),
         ("Forget it, never mind.", "chat", "any", None, None),
@@ -106,3 +105,67 @@ def test_time_labels_become_windows() -> None:
     after = resolve_time("after_break", session="s2", session_times=[1, 2, 3, 100, 101], now=now)
     assert after.after == pytest.approx(51.5)
     assert resolve_time("first", session="s2", now=now).order == "first"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "which station does my train leave from?",
+        "so what's my sister called again",
+        "where am I staying in Lisbon?",
+        "and the hotel we booked, was it the one by the harbour?",
+        "when's ben's math test?",
+        "how long was I supposed to ice it",
+    ],
+)
+def test_questions_with_no_cue_look_tentatively(router: Router, text: str) -> None:
+    r = router.route(text, NAMES)
+    assert r.intent == "recall" and r.tentative and r.plan is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what should I cook tonight?",
+        "do I need a visa for Japan?",
+        "how do I get to the station from here?",
+        "can you set a timer for ten minutes",
+        "my back hurts today",
+        "what time is it?",
+        "am I late?",
+    ],
+)
+def test_requests_for_something_new_are_chat(router: Router, text: str) -> None:
+    r = router.route(text, NAMES)
+    assert r.intent == "chat" and not r.tentative
+
+
+def test_requests_that_point_back_are_not_tentative(router: Router) -> None:
+    r = router.route("What did I say about the budget?", NAMES)
+    assert r.intent == "recall" and not r.tentative
+
+
+def test_a_third_party_is_left_to_the_memory(router: Router) -> None:
+    # not a speaker of this memory, so no rule of the past: the memory decides (a
+    # memory that never heard of Churchill answers it as chat)
+    r = router.route("What did Churchill say about democracy?", NAMES)
+    assert r.intent == "recall" and r.tentative and r.speaker == "any"
+
+
+def test_memory_holds_needs_half_the_content_words_in_one_turn() -> None:
+    from voxmem.agent.route import memory_holds
+
+    said = ["My train to the conference leaves from the north station.", "I love soup."]
+    assert memory_holds("which station does my train leave from?", said)
+    assert memory_holds("where do I go running?", ["I run along the river every morning."])
+    # half of (popul, krakow) is there; a third of (highest, peak, whistler) is not
+    assert memory_holds("what's the population of Krakow?", ["We fly to Krakow in May."])
+    assert not memory_holds("what's the highest peak at Whistler?", ["We ski at Whistler."])
+    # in one turn, not spread over several
+    assert not memory_holds(
+        "when is the math test for ben?", ["Ben loves football.", "The test was hard."]
+    )
+    # function words and words of asking are not evidence
+    assert not memory_holds("what did I say again?", ["What did you say?"])
+    assert not memory_holds("where's my umbrella?", said)
+    assert not memory_holds("where's my umbrella?", [])

@@ -24,6 +24,7 @@ from voxmem.benchmarks.pools import (
     PoolSchemaError,
     UnknownPool,
     get_pool,
+    load_personal_pool,
     load_plan_pool,
     load_routing_pool,
 )
@@ -72,6 +73,7 @@ def test_every_test_pool_matches_its_frozen_hash_and_schema() -> None:
         "plans/test_v11",
         "plans/test_v12",
         "routing/test",
+        "routing/personal_test",
     }
     # retired test pools stay frozen
     retired = [POOLS[f"plans/test_v{n}"] for n in (9, 8, 7, 6, 5, 4, 3)]
@@ -94,6 +96,8 @@ def test_every_test_pool_matches_its_frozen_hash_and_schema() -> None:
         assert len({r.text for r in rows}) == len(rows)
         assert sum(r.lang != "en" for r in rows) >= 40
     assert len(load_routing_pool()) == len(load_pool()) == 368
+    assert len(load_personal_pool("routing/personal_test")) == 252
+    assert len(load_personal_pool("routing/personal_dev")) == 232
 
 
 def test_template_pools_name_attributes_that_exist() -> None:
