@@ -349,7 +349,8 @@ class VoiceAgent:
                 ):
                     # the caller stopped listening before the turn was remembered: what
                     # was heard is kept all the same
-                    meta = route is not None and route.needs_memory
+                    # a tentative route not yet answered from the memory is a chat turn
+                    meta = route is not None and route.needs_memory and not route.tentative
                     self.remember_user(tenant, session, turn_no, context.perceived, None, meta)
             if context.erased:
                 final = await self._scrub(config, final, context.erased)

@@ -201,8 +201,12 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str, A
         r = Route("chat", why="nothing heard")
     else:
         names = await asyncio.to_thread(agent.speaker_names, state["tenant"])
-        r = agent.router.route(
-            state.get("transcript", ""), names, bool(state.get("pending_forget"))
+        # off the event loop: a question runs the planner (tens of milliseconds)
+        r = await asyncio.to_thread(
+            agent.router.route,
+            state.get("transcript", ""),
+            names,
+            bool(state.get("pending_forget")),
         )
     ctx.route = r
     return {
@@ -233,6 +237,11 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
     r = ctx.route
     assert r is not None and r.plan is not None
     tenant, session = state["tenant"], state["session"]
+    voiced = state.get("speaker_id") or (ctx.voice is not None and ctx.audio is not None)
+    if r.tentative and r.speaker == "self" and not voiced:
+        # typed words carry no voice: "my train" could be anyone's, and another
+        # person's turn must not come back as "you said"
+        return _as_chat(state, ctx, r, "typed words name no one", t0)
     # a fact said a moment ago may still be queued for writing: wait for the user turns
     # queued before this one (not for embeddings of the agent's own replies)
     await agent.writer.wait(ctx.barrier)
@@ -244,8 +253,6 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
         elif ctx.voice is not None and ctx.audio is not None:
             plan = _replace(plan, speaker=Constraint("same"))
             reference = Reference(ctx.audio, {"speaker": ctx.voice}, "")
-        elif r.tentative:
-            pass  # typed words carry no voice: look among everyone's turns
         else:
             # typed words carry no voice: "I" could be anyone
             ctx.action = (
@@ -300,11 +307,9 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
         )
         found = [t for t in result.turns if t.segment.id not in meta][:look]
         if r.tentative:
-            # only a turn that holds the question's words answers it: those first, in
-            # recall's order; none, and the question is chat
-            asked = state.get("transcript", "")
-            sharing = [t for t in found if memory_holds(asked, [t.segment.transcript])]
-            found = (sharing + [t for t in found if t not in sharing]) if sharing else []
+            # only a statement that holds the question's words answers it, in recall's
+            # order; none, and the question is chat
+            found = [t for t in found if memory_holds(r.terms, [t.segment.transcript])]
         kept = found[:k]
         if r.intent == "forget":
             kept = _worth_forgetting(kept)
@@ -316,20 +321,43 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
         "recall": round(time.perf_counter() - t0, 4),
         "recall_wait_writes": waited,
     }
-    if r.tentative and not hits:
-        # a question that nothing remembered answers: chat
-        ctx.route = dataclasses.replace(
-            r, intent="chat", plan=None, why=f"{r.why}; nothing remembered holds its words"
-        )
-        ctx.hits = []
-        route = {"intent": "chat", "needs_memory": False, "plan": None, "why": ctx.route.why}
-        return {"hits": [], "route": {**state.get("route", {}), **route}, "timings": timings}
+    if r.tentative:
+        if not hits:
+            return _as_chat(state, ctx, r, "nothing remembered holds its words", t0, waited)
+        # answered from the memory: a memory request like any other from here on (its
+        # turn is skipped by later recalls, as every request to the memory is)
+        ctx.route = dataclasses.replace(r, tentative=False)
     ctx.hits = hits
     _emit(Recalled(r.intent, plan.describe(), hits))
     update: dict[str, Any] = {"hits": [h.to_dict() for h in hits], "timings": timings}
     if r.intent == "forget":
         update["pending_forget"] = [h.turn_id for h in hits]
     return update
+
+
+def _as_chat(
+    state: AgentState, ctx: TurnContext, r: Route, why: str, t0: float, waited: float = 0.0
+) -> dict[str, Any]:
+    """A tentative route the memory does not answer, made a chat turn: no hits, no
+    ``Recalled`` event, and a turn of the conversation like any chat turn."""
+    ctx.route = Route("chat", why=f"{r.why}; {why}")
+    ctx.hits = []
+    route = {
+        "intent": "chat",
+        "needs_memory": False,
+        "speaker": "any",
+        "time": None,
+        "name": None,
+        "plan": None,
+        "why": ctx.route.why,
+        "tentative": False,
+    }
+    timings = {
+        **state.get("timings", {}),
+        "recall": round(time.perf_counter() - t0, 4),
+        "recall_wait_writes": waited,
+    }
+    return {"hits": [], "route": route, "timings": timings}
 
 
 def _replace(plan: Any, **changes: Any) -> Any:

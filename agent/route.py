@@ -11,9 +11,13 @@ time span only in the agent, which knows the conversation (:func:`resolve_time`)
 The rules are grammatical, not a list of sentences: a request about the
 conversation's past names one of its speakers (I, you, a known name, he/she,
 someone) as the subject of a speech verb, or points at a part of it ("the part
-where", "earlier", "last time"). A question about anyone else ("what did Churchill
-say") is not a memory request. ``benchmarks run routing`` measures these rules on
-a pool of requests written apart from them.
+where", "earlier", "last time"). Any other English question that names something
+("which station does my train leave from?", "when's Ben's math test?", "what did
+Churchill say about democracy?") is a *tentative* recall: the agent keeps it only
+when a remembered statement holds half its content words (:func:`memory_holds`),
+and answers it as chat otherwise. Requests for advice, favours, how-tos, opinions
+and the present state stay chat. ``benchmarks run routing`` measures these rules on
+pools written apart from them.
 """
 
 from __future__ import annotations
@@ -413,9 +417,12 @@ class Route:
     notes: list[str] = field(default_factory=list)
     #: a question with no word pointing back at the conversation ("which station does
     #: my train leave from?", "when's Ben's math test?"): a recall that the agent keeps
-    #: only when a recalled turn holds half its content words, and answers as chat
+    #: only when a recalled statement holds half of ``terms``, and answers as chat
     #: otherwise (:func:`memory_holds`)
     tentative: bool = False
+    #: a tentative route's content words (stemmed; less function words, words of
+    #: asking and greeting, and the agent's name)
+    terms: frozenset[str] = frozenset()
 
     @property
     def needs_memory(self) -> bool:
@@ -473,10 +480,34 @@ class Router:
 
         if _asks_about_past(clean, names):
             return self._lookup("recall", raw, clean, names, "question about the past")
-        if _personal_question(clean):
-            r = self._lookup("recall", raw, clean, names, "a question the memory may answer")
-            return replace(r, tentative=True)
+        terms = self._question_terms(clean)
+        if terms:
+            return self._tentative(raw, clean, names, terms)
         return Route("chat", why="no memory cue")
+
+    def _question_terms(self, clean: str) -> frozenset[str]:
+        """The content words of an English question that asks for nothing new; empty
+        for anything else (see :func:`is_question`)."""
+        if not is_question(clean) or _ASKS_NEW.search(clean) or not _ENGLISH.search(clean):
+            return frozenset()
+        return frozenset(content_terms(clean) - _ASKING_TERMS - content_terms(self.agent_name))
+
+    def _tentative(
+        self, raw: str, clean: str, names: Sequence[str], terms: frozenset[str]
+    ) -> Route:
+        r = self._lookup("recall", raw, clean, names, "a question the memory may answer")
+        plan = r.plan
+        assert plan is not None
+        if r.speaker not in ("self", "agent", "any"):
+            # "when's Ben's math test?" is about Ben, not something Ben said
+            plan = replace(plan, speaker=Constraint(), role=None)
+            r = replace(r, speaker="any")
+        if not plan.content:
+            # with nothing to rank by, recall would give the latest turns: rank by the
+            # question's own content words instead
+            words = [w for w in re.findall(r"\w[\w']*", clean) if content_terms(w) & terms]
+            plan = replace(plan, content=" ".join(dict.fromkeys(words)) or None)
+        return replace(r, plan=plan, tentative=True, terms=terms)
 
     def _lookup(
         self, intent: Intent, raw: str, clean: str, names: Sequence[str], why: str
@@ -628,68 +659,87 @@ def _asks_about_past(clean: str, names: Sequence[str]) -> bool:
     )
 
 
-#: a question: it opens with a question word or an auxiliary, or ends with a question
-#: mark, "again" or "was it"
+_WH = (
+    r"(?:what|what's|whats|which|where|where's|wheres|when|when's|whens|who|who's|whose|how|how's)"
+)
+#: a question: it ends with a question mark, opens with a question word that no
+#: subject follows ("where am I staying" and not "where I grew up"), opens with an
+#: auxiliary and a subject ("is my train late"), or fronts its topic ("the thai place,
+#: what was it called")
 _QUESTION = re.compile(
-    r"^(?:(?:and|but|so|oh|okay|ok|um|uh|wait|remind me,?)[, ]+)*(?:what|what's|whats|which|"
-    r"where|where's|when|when's|who|who's|whose|how|is|are|was|were|am|do|does|did|have|has|"
-    r"had)\b|\?\s*$|\b(?:again|was it|was that|were they|is it)\s*[?.]?\s*$"
+    rf"\?\s*$|^{_WH}\b(?! (?:i|we|you|he|she|they)\b)|"
+    r"^(?:is|are|was|were|am|do|does|did|have|has|had|will|would|can|could|should) "
+    r"(?:i|you|we|he|she|they|it|my|your|our|his|her|their|the|this|that|these|those|"
+    r"there|\w+'s)\b|"
+    rf"^[\w' ]+, {_WH}\b"
+)
+#: a word English questions are made of: a question in another language is not read
+#: by these rules
+_ENGLISH = re.compile(
+    r"\b(?:i|my|me|we|our|you|your|the|a|an|is|are|was|were|do|does|did|what|which|"
+    r"where|when|who|how|it|of|to|and|in|on|at|for)\b|\b\w+'s\b"
 )
 #: asking for something new, not for what was said: advice, a favour, a how-to, an
 #: opinion, a present state ("should I", "can you", "how do I", "do I need", "what do
-#: you think", "is it safe")
+#: you think", "is it safe", "what time is it")
 _ASKS_NEW = re.compile(
-    r"\b(?:should|shall|could|can|would|will|must|might|may) (?:i|we|you|it|they|he|she)\b|"
+    r"^(?:should|shall|could|can|would|will|may|might|must) (?:i|we|you)\b|"
+    r"\b(?:should|shall|ought to) (?:i|we)\b|\b(?:can|could|would|will) you\b|"
+    r"\b(?:what|which)(?: \w+)?(?: else)? (?:can|could|might|may) (?:i|we)\b|"
     r"\bhow (?:do|can|should|would|could) \w+\b|\bdo (?:i|we|you) (?:need|have to)\b|"
+    r"\bdo you know (?:any|a|some|of|a good)\b|"
     r"\bwhat do you (?:think|reckon|recommend|suggest)\b|\b(?:any|some) (?:ideas?|tips|"
-    r"suggestions|advice)\b|\bwhat(?:'s| is) (?:the best|a good|the weather|the time)\b|"
-    r"\bis it (?:ok|okay|safe|worth|good|bad|possible|normal|too)\b|\bwhat time is it\b|"
-    r"\b(?:how am i|how are we|am i|are we) (?:doing|late|early|on time|ok|okay)\b|"
+    r"suggestions|advice)\b|\bwhat(?:'s| is) (?:the best|a good|the weather)\b|"
+    r"\b(?:what time is it|what(?:'s| is) the time)\s*[?.!]?$|"
+    r"\bis it (?:ok|okay|safe|worth|good|bad|possible|normal|too)\b|"
+    r"\b(?:am i|are we) (?:late|early|on time|ok|okay)\b|\bhow am i doing\b|"
     r"\bwhat (?:if|about) (?:i|we)\b"
 )
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
 
 
-def _personal_question(clean: str) -> bool:
-    """A question that no rule of the past matched ("where am I staying in Lisbon?",
-    "when's Ben's math test?"): it may ask for something said earlier, or for general
-    knowledge, so the agent looks, and keeps what it finds only when a remembered turn
-    holds half its content words. Requests for advice, favours, how-tos, opinions and
-    the present state ask for something new."""
-    return bool(
-        _QUESTION.search(clean)
-        and not _ASKS_NEW.search(clean)
-        and content_terms(clean) - _ASKING_TERMS  # "how are you?" names nothing to find
-    )
+def is_question(text: str) -> bool:
+    """Whether the last sentence of ``text`` (lower case, openers dropped) is a
+    question: "when's Ben's math test", "the salon?", "is my train late"; not "when I
+    get home I'll call", "had a great time", "I lost my keys again"."""
+    sentences = [x for x in _SENTENCES.split(text.strip()) if x.strip()]
+    if not sentences:
+        return False
+    last = _FILLERS.sub("", sentences[-1].lower()).strip(" ,")
+    return bool(_QUESTION.search(last))
 
 
-#: words of asking, not of what is asked about: a recalled turn sharing only these with
-#: a question does not answer it
+#: words of asking and greeting, not of what is asked about: a remembered turn sharing
+#: only these with a question does not answer it
 _ASKING_TERMS = frozenset(
     content_terms(
         "say said tell told mention mentioned talk talked speak spoke ask asked remember "
         "remind recall call called again go going gone get got make made thing things stuff "
-        "know want think like yeah okay um uh oh hmm right just really actually mean guess"
+        "know want think like yeah okay um uh oh hmm right just really actually mean guess "
+        "hey hi hello please wait sorry excuse quick question good morning afternoon evening "
+        "thanks thank sure"
     )
 )
-
-
-#: the share of a tentative question's content words one remembered turn must hold
-#: to answer it (chosen on routing/personal_dev)
+#: the share of a tentative question's content words one remembered statement must
+#: hold to answer it (chosen on routing/personal_dev)
 HOLD_SHARE = 0.5
 
 
-def memory_holds(question: str, transcripts: Sequence[str], share: float = HOLD_SHARE) -> bool:
-    """Whether one of ``transcripts`` holds at least ``share`` of ``question``'s content
-    words (stemmed, less function words and words of asking): what a tentative route's
-    recall must find to be an answer. "Where am I staying in Lisbon?" (stay, lisbon) is
+def memory_holds(
+    asked: str | frozenset[str], transcripts: Sequence[str], share: float = HOLD_SHARE
+) -> bool:
+    """Whether one of ``transcripts`` that is not itself a question holds at least
+    ``share`` of the content words ``asked`` (a route's ``terms``, or a question's text:
+    stemmed, less function words and words of asking): what a tentative route's recall
+    must find to be an answer. "Where am I staying in Lisbon?" (stay, lisbon) is
     answered by "we're staying in a flat in Lisbon"; "what's the population of Krakow?"
     (popul, krakow) by "we fly to Krakow in May" as well, at a half; "where's my
-    umbrella?" by no memory of trains."""
-    asked = content_terms(question) - _ASKING_TERMS
-    if not asked:
+    umbrella?" neither by a memory of trains nor by an earlier "where's my umbrella?"."""
+    terms = asked if isinstance(asked, frozenset) else content_terms(asked) - _ASKING_TERMS
+    if not terms:
         return False
-    need = share * len(asked)
-    return any(len(asked & content_terms(t)) >= need for t in transcripts)
+    need = share * len(terms)
+    return any(len(terms & content_terms(t)) >= need and not is_question(t) for t in transcripts)
 
 
 def resolve_time(

@@ -80,11 +80,13 @@ PERSONAL_POOL = "routing/personal_test"
 def judge_personal(router: Any, item: dict[str, Any]) -> dict[str, bool]:
     """Whether the agent would look in its memory for ``item``'s question after its
     history, as the agent decides: the router's rules, and for a tentative route (a
-    question about the asker's own life) whether a remembered turn shares a content word
-    with it (``memory_holds``). The memory holds the history's turns (the asker's own,
-    when the route asks about the asker; the agent's, when it asks about the agent); a
-    history is shorter than the turns the agent searches for a tentative route, so all
-    of them are searched. ``rules_only``: the same without the tentative routes."""
+    question no rule of the past matched) whether a remembered statement holds half its
+    content words (``memory_holds`` on the route's ``terms``). The memory holds the
+    history's turns, spoken (the asker's own turns when the route asks about the asker,
+    the agent's when it asks about the agent); a history is shorter than the ten turns
+    the agent searches for a tentative route, so all of them are searched. Time words
+    are not applied (the history has no times). ``rules_only``: the same without the
+    tentative routes."""
     from voxmem.agent.route import memory_holds
 
     r = router.route(item["question"], ())
@@ -92,7 +94,7 @@ def judge_personal(router: Any, item: dict[str, Any]) -> dict[str, bool]:
     if r.needs_memory and r.tentative:
         role = {"self": "user", "agent": "agent"}.get(r.speaker)
         turns = [h["text"] for h in history if role is None or h["role"] == role]
-        decided = memory_holds(item["question"], turns)
+        decided = memory_holds(r.terms, turns)
     else:
         decided = r.needs_memory
     rules = r.needs_memory and not r.tentative
@@ -188,9 +190,9 @@ def run_routing(*, out: Path, seed: int, quick: bool, console: Console) -> Repor
         report.notes.append(
             "'after a history': the look-in-memory decision for a later question after a "
             "short history (routing/personal_test, frozen, written apart from the router): "
-            "the rules, and for a question about the asker's own life whether a "
-            "remembered turn shares a content word with it; 'rules alone' without those "
-            "questions. Figures only."
+            "the rules, and for a question no rule of the past matched (a tentative "
+            "route) whether a remembered statement holds half its content words; 'rules "
+            "alone' without those questions. Figures only."
         )
     report.notes.append(
         "test pool: 'decision' is memory vs no memory over every request, as the agent "

@@ -10,6 +10,8 @@ question to the turn that answers it, a turn to its continuation)."""
 
 from __future__ import annotations
 
+import re
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,6 +50,9 @@ _CONTENT_STOPWORDS = """
     aren couldn didn doesn don hadn hasn haven isn ll re shouldn ve wasn weren wouldn
 """
 CONTENT_STOPWORDS: tuple[str, ...] = tuple(_CONTENT_STOPWORDS.split())
+_CONTENT_STOPSET = frozenset(CONTENT_STOPWORDS)
+#: a word as the BM25 tokenizer finds it: two word characters or more
+_WORD = re.compile(r"(?u)\b\w\w+\b")
 
 _POOL: dict[tuple[int, bool], tuple[Sequence[Segment], Any]] = {}
 
@@ -96,14 +101,17 @@ def scores(
     return np.asarray(index(segments, cache, content).get_scores(words), dtype=np.float64)
 
 
+_LOCAL = threading.local()
+
+
 def content_terms(text: str) -> set[str]:
     """The stemmed words of ``text`` that the content score matches on (the tokenizer's
     words of two letters or more, less ``CONTENT_STOPWORDS``): "which station does my
     train leave from?" gives station, train, leav."""
-    import re
+    stemmer = getattr(_LOCAL, "stemmer", None)
+    if stemmer is None:  # one per thread: a stemmer is not safe to share between them
+        import Stemmer
 
-    import Stemmer
-
-    stem = Stemmer.Stemmer("english").stemWord
-    drop = set(CONTENT_STOPWORDS)
-    return {stem(w) for w in re.findall(r"(?u)\b\w\w+\b", text.lower()) if w not in drop}
+        stemmer = _LOCAL.stemmer = Stemmer.Stemmer("english")
+    words = _WORD.findall(text.lower())
+    return {stemmer.stemWord(w) for w in words if w not in _CONTENT_STOPSET}

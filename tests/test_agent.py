@@ -544,9 +544,24 @@ async def test_a_question_about_the_askers_life_is_answered_from_memory(tmp_path
         assert r.intent == "chat" and r.hits == [] and not r.route["needs_memory"]
         assert "nothing remembered" in r.route["why"]
         agent.flush("acme")
+        agent.flush("acme")
+        # asked again: the earlier asking and the chat reply to it are no answer
+        events = [
+            e
+            async for e in agent.stream(
+                "acme", "t", audio=said(asr, DANA, "Where's my umbrella?", seed=1)
+            )
+        ]
+        done = events[-1]
+        assert isinstance(done, TurnDone)
+        assert done.result.intent == "chat" and done.result.hits == []
+        assert not any(isinstance(e, Recalled) for e in events)
         # a demoted question is a chat turn of the conversation, not a memory request:
         # recall finds it like any other turn
         r = await agent.turn(
             "acme", "t", audio=said(asr, DANA, "What did I say about my umbrella?")
         )
         assert r.hits and "umbrella" in r.hits[0].transcript
+        # typed words carry no voice: "my train" is nobody's in particular
+        r = await agent.turn("acme", "typed", text="Which station does my train leave from?")
+        assert r.intent == "chat" and r.hits == [] and "typed" in r.route["why"]

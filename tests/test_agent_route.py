@@ -116,11 +116,43 @@ def test_time_labels_become_windows() -> None:
         "and the hotel we booked, was it the one by the harbour?",
         "when's ben's math test?",
         "how long was I supposed to ice it",
+        "the thai place, what was it called",
+        "when can I pick up my glasses?",
+        "what am I doing on Saturday?",
     ],
 )
 def test_questions_with_no_cue_look_tentatively(router: Router, text: str) -> None:
     r = router.route(text, NAMES)
-    assert r.intent == "recall" and r.tentative and r.plan is not None
+    assert r.intent == "recall" and r.tentative and r.plan is not None and r.plan.content
+    assert r.terms
+
+
+def test_a_named_possessive_is_not_a_speaker_filter(router: Router) -> None:
+    r = router.route("when's Dana's math test?", NAMES)
+    assert r.tentative and r.speaker == "any" and r.plan is not None
+    assert r.plan.speaker.mode == "any" and "dana" in r.terms and "vox" not in r.terms
+    assert "vox" not in router.route("Hey Vox, which gate is my flight?", NAMES).terms
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "When I get home I'll call the dentist about my appointment.",
+        "Had a great time at Ben's party.",
+        "Do remember that my PIN is 4821.",
+        "I lost my keys again.",
+        "Where I grew up, it snowed every winter.",
+        "I moved to Berlin, do you know any good cafes?",
+        "what else could I plant next to the zucchini?",
+        "où est mon parapluie ?",
+        "Hey Vox, how are you?",
+    ],
+)
+def test_statements_and_other_requests_are_not_questions_to_the_memory(
+    router: Router, text: str
+) -> None:
+    r = router.route(text, NAMES)
+    assert r.intent == "chat" and not r.tentative
 
 
 @pytest.mark.parametrize(
@@ -165,7 +197,10 @@ def test_memory_holds_needs_half_the_content_words_in_one_turn() -> None:
     assert not memory_holds(
         "when is the math test for ben?", ["Ben loves football.", "The test was hard."]
     )
-    # function words and words of asking are not evidence
-    assert not memory_holds("what did I say again?", ["What did you say?"])
+    # an earlier asking of the same question is not an answer to it
+    assert not memory_holds("when is Ben's math test?", ["When's Ben's math test?"])
+    assert memory_holds("when is Ben's math test?", ["Ben's math test is on Thursday."])
+    # words of asking and greeting are not evidence
+    assert not memory_holds("hey, where did I park?", ["Hey, good morning!", "I said so."])
     assert not memory_holds("where's my umbrella?", said)
     assert not memory_holds("where's my umbrella?", [])

@@ -48,9 +48,11 @@ def test_a_tentative_question_counts_only_when_the_history_holds_its_words(
         "rules_only": False,
     }
     absent = _item("where's my umbrella?", False, "absent", HISTORY)
+    assert router.route(absent["question"], ()).tentative
     assert routing_bench.judge_personal(router, absent)["decision"]
     # "my" asks about the user: the agent's turns do not answer it
     theirs = _item("which seat is my window seat?", False, "absent", HISTORY[1:] + HISTORY[1:])
+    assert router.route(theirs["question"], ()).speaker == "self"
     assert routing_bench.judge_personal(router, theirs)["decision"]
     ruled = _item("What did I say about the train?", True, "user_fact", HISTORY)
     assert routing_bench.judge_personal(router, ruled) == {"decision": True, "rules_only": True}
