@@ -488,26 +488,40 @@ class Router:
     def _question_terms(self, clean: str) -> frozenset[str]:
         """The content words of an English question that asks for nothing new; empty
         for anything else (see :func:`is_question`)."""
-        if not is_question(clean) or _ASKS_NEW.search(clean) or not _ENGLISH.search(clean):
+        q = self._question_part(clean)
+        if not is_question(q) or _ASKS_NEW.search(q) or not _ENGLISH.search(q):
             return frozenset()
-        return frozenset(content_terms(clean) - _ASKING_TERMS - content_terms(self.agent_name))
+        return frozenset(content_terms(q) - _ASKING_TERMS)
+
+    def _question_part(self, clean: str) -> str:
+        """The last sentence, without openers and the agent's name ("Hey Vox, which
+        gate is my flight?" -> "which gate is my flight?")."""
+        name = re.escape(self.agent_name.lower())
+        return _opened(re.sub(rf"\b{name}\b[,.!]?\s*", "", last_sentence(clean)))
 
     def _tentative(
         self, raw: str, clean: str, names: Sequence[str], terms: frozenset[str]
     ) -> Route:
-        r = self._lookup("recall", raw, clean, names, "a question the memory may answer")
+        q = self._question_part(clean)
+        r = self._lookup("recall", raw, q, names, "a question the memory may answer")
         plan = r.plan
         assert plan is not None
-        if r.speaker not in ("self", "agent", "any"):
-            # "when's Ben's math test?" is about Ben, not something Ben said
-            plan = replace(plan, speaker=Constraint(), role=None)
-            r = replace(r, speaker="any")
+        if r.speaker != "agent":
+            # "what's my sister called?" is about the asker; "when's Ben's math test?"
+            # is about Ben, not something Ben said; "our", "the" and "I" about anyone
+            speaker = "self" if _FIRST_PERSON.search(q) else "any"
+            role = "user" if speaker == "self" else None
+            plan = replace(plan, speaker=Constraint(), role=role)
+            r = replace(r, speaker=speaker)
         if not plan.content:
             # with nothing to rank by, recall would give the latest turns: rank by the
             # question's own content words instead
-            words = [w for w in re.findall(r"\w[\w']*", clean) if content_terms(w) & terms]
+            words = [w for w in re.findall(r"\w[\w']*", q) if content_terms(w) & terms]
             plan = replace(plan, content=" ".join(dict.fromkeys(words)) or None)
-        return replace(r, plan=plan, tentative=True, terms=terms)
+        # its time words are about what is asked ("who is coming to dinner today?"),
+        # not about when it was said
+        plan = replace(plan, time=TimeWindow())
+        return replace(r, plan=plan, time=None, tentative=True, terms=terms)
 
     def _lookup(
         self, intent: Intent, raw: str, clean: str, names: Sequence[str], why: str
@@ -662,23 +676,27 @@ def _asks_about_past(clean: str, names: Sequence[str]) -> bool:
 _WH = (
     r"(?:what|what's|whats|which|where|where's|wheres|when|when's|whens|who|who's|whose|how|how's)"
 )
-#: a question: it ends with a question mark, opens with a question word that no
-#: subject follows ("where am I staying" and not "where I grew up"), opens with an
-#: auxiliary and a subject ("is my train late"), or fronts its topic ("the thai place,
-#: what was it called")
+#: a question: it ends with a question mark; or, not ended by a full stop or an
+#: exclamation mark (ASR writes those after statements), it opens with a question word
+#: that no subject follows ("where am I staying" and not "where I grew up"), opens with
+#: an auxiliary and a subject ("is my train late"), or fronts a short topic ("the thai
+#: place, what was it called")
 _QUESTION = re.compile(
-    rf"\?\s*$|^{_WH}\b(?! (?:i|we|you|he|she|they)\b)|"
-    r"^(?:is|are|was|were|am|do|does|did|have|has|had|will|would|can|could|should) "
+    rf"^(?:{_WH}\b(?! (?:i|we|you|he|she|they|a|an)\b)|"
+    r"(?:is|are|was|were|am|do|does|did|have|has|had|will|would|can|could|should) "
     r"(?:i|you|we|he|she|they|it|my|your|our|his|her|their|the|this|that|these|those|"
     r"there|\w+'s)\b|"
-    rf"^[\w' ]+, {_WH}\b"
+    rf"(?:the|my|our|your|that|this|and the) (?:[\w']+ ?){{1,4}}, {_WH}\b[^,]*$)"
 )
-#: a word English questions are made of: a question in another language is not read
-#: by these rules
+#: words English questions are made of and other languages are not: a question in
+#: another language is not read by these rules
 _ENGLISH = re.compile(
-    r"\b(?:i|my|me|we|our|you|your|the|a|an|is|are|was|were|do|does|did|what|which|"
-    r"where|when|who|how|it|of|to|and|in|on|at|for)\b|\b\w+'s\b"
+    r"\b(?:i|my|me|we|our|you|your|the|is|are|was|were|do|does|did|what|which|where|"
+    r"when|who|how|whose)\b|\b\w+'s\b"
 )
+#: the asker's own: my, me ("where am I staying" may ask for the agent's advice as
+#: well as for what the asker said, so "I" alone filters no one)
+_FIRST_PERSON = re.compile(r"\b(?:me|my|mine|myself)\b")
 #: asking for something new, not for what was said: advice, a favour, a how-to, an
 #: opinion, a present state ("should I", "can you", "how do I", "do I need", "what do
 #: you think", "is it safe", "what time is it")
@@ -696,17 +714,38 @@ _ASKS_NEW = re.compile(
     r"\bwhat (?:if|about) (?:i|we)\b"
 )
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
+#: what opens a question without being part of it ("and", "wait", "thanks", fillers)
+_OPENERS = re.compile(
+    r"^(?:(?:and|but|so|wait|then|also|thanks|thank you|sorry|right|alright|now|oh|okay|"
+    r"ok|um+|uh+|erm|hmm+|ah|hey|hi|hello|please|well|you know|i mean|actually|"
+    r"quick question|real quick)\b[,.!]?\s*)+"
+)
+
+
+def _opened(text: str) -> str:
+    return _OPENERS.sub("", text.lower()).strip(" ,")
+
+
+def _sentences(text: str) -> list[str]:
+    return [x for x in _SENTENCES.split(text.strip()) if x.strip()]
+
+
+def last_sentence(text: str) -> str:
+    """The last sentence of ``text`` ("I'm back. When's Ben's test?" -> "When's Ben's
+    test?")."""
+    parts = _sentences(text)
+    return parts[-1] if parts else ""
 
 
 def is_question(text: str) -> bool:
     """Whether the last sentence of ``text`` (lower case, openers dropped) is a
-    question: "when's Ben's math test", "the salon?", "is my train late"; not "when I
-    get home I'll call", "had a great time", "I lost my keys again"."""
-    sentences = [x for x in _SENTENCES.split(text.strip()) if x.strip()]
-    if not sentences:
-        return False
-    last = _FILLERS.sub("", sentences[-1].lower()).strip(" ,")
-    return bool(_QUESTION.search(last))
+    question: "when's Ben's math test", "and where am I staying", "the salon?", "is my
+    train late"; not "when I get home I'll call", "Had the best time at Ben's party.",
+    "I lost my keys again", "I met Ben, who was upset about his test."."""
+    last = _opened(last_sentence(text))
+    if last.endswith("?"):
+        return True
+    return bool(last) and not last.endswith((".", "!")) and bool(_QUESTION.search(last))
 
 
 #: words of asking and greeting, not of what is asked about: a remembered turn sharing
@@ -728,7 +767,7 @@ HOLD_SHARE = 0.5
 def memory_holds(
     asked: str | frozenset[str], transcripts: Sequence[str], share: float = HOLD_SHARE
 ) -> bool:
-    """Whether one of ``transcripts`` that is not itself a question holds at least
+    """Whether one of ``transcripts`` that is not only questions holds at least
     ``share`` of the content words ``asked`` (a route's ``terms``, or a question's text:
     stemmed, less function words and words of asking): what a tentative route's recall
     must find to be an answer. "Where am I staying in Lisbon?" (stay, lisbon) is
@@ -739,7 +778,15 @@ def memory_holds(
     if not terms:
         return False
     need = share * len(terms)
-    return any(len(terms & content_terms(t)) >= need and not is_question(t) for t in transcripts)
+    return any(
+        len(terms & content_terms(t)) >= need and not _only_questions(t) for t in transcripts
+    )
+
+
+def _only_questions(text: str) -> bool:
+    """Every sentence of ``text`` a question (it states nothing)."""
+    parts = _sentences(text)
+    return bool(parts) and all(is_question(x) for x in parts)
 
 
 def resolve_time(

@@ -19,6 +19,7 @@ plan's notices.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -41,6 +42,8 @@ class ParserParams:
     target_threshold: float = 0.55
 
 
+#: making a parser's trained planner, once, whichever thread asks first
+_PLANNER_LOCK = threading.Lock()
 _REF = (
     r"(?:this|that|the same|same|the given|the reference|the query(?:'s)?|the sample|"
     r"the example|the provided|the clip(?:'s)?|the recording(?:'s)?|the one in the clip)"
@@ -267,9 +270,11 @@ class InstructionParser:
 
     def _trained_planner(self) -> Any:
         if self._trained is None:
-            from voxmem.retrievers.planner import TrainedPlanner
+            with _PLANNER_LOCK:  # routes run in threads: one planner per parser
+                if self._trained is None:
+                    from voxmem.retrievers.planner import TrainedPlanner
 
-            self._trained = TrainedPlanner()
+                    self._trained = TrainedPlanner()
         return self._trained
 
     def _llm_planner(self) -> Any:

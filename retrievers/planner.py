@@ -174,6 +174,8 @@ LANGUAGES = tuple(
 LANGUAGE_MIN_PROB = 0.3
 _identifier: Any = None
 _identifier_lock = threading.Lock()
+#: loading a planner's weights and encoder, once, whichever thread asks first
+_load_lock = threading.Lock()
 
 
 def _identify(text: str) -> tuple[str, float]:
@@ -794,13 +796,17 @@ class TrainedPlanner:
     @property
     def model(self) -> PlanModel:
         if self._model is None:
-            self._model = PlanModel.load()
+            with _load_lock:  # routes run in threads: load once
+                if self._model is None:
+                    self._model = PlanModel.load()
         return self._model
 
     @property
     def encoder(self) -> WordEncoder:
         if self._encoder is None:
-            self._encoder = WordEncoder()
+            with _load_lock:
+                if self._encoder is None:
+                    self._encoder = WordEncoder()
         return self._encoder
 
     def plan(

@@ -562,6 +562,12 @@ async def test_a_question_about_the_askers_life_is_answered_from_memory(tmp_path
             "acme", "t", audio=said(asr, DANA, "What did I say about my umbrella?")
         )
         assert r.hits and "umbrella" in r.hits[0].transcript
+        # an answered tentative question is a request to the memory: later recalls skip it
+        r = await agent.turn(
+            "acme", "t", audio=said(asr, DANA, "What did I say about the station?")
+        )
+        assert r.hits and "north station" in r.hits[0].transcript
+        assert not any(h.transcript.startswith("Which station") for h in r.hits)
         # typed words carry no voice: "my train" is nobody's in particular
         r = await agent.turn("acme", "typed", text="Which station does my train leave from?")
         assert r.intent == "chat" and r.hits == [] and "typed" in r.route["why"]

@@ -119,12 +119,28 @@ def test_time_labels_become_windows() -> None:
         "the thai place, what was it called",
         "when can I pick up my glasses?",
         "what am I doing on Saturday?",
+        "and when's ben's math test",
+        "wait which station does my train leave from",
+        "I just got back from a long walk. When's Ben's test?",
     ],
 )
 def test_questions_with_no_cue_look_tentatively(router: Router, text: str) -> None:
     r = router.route(text, NAMES)
     assert r.intent == "recall" and r.tentative and r.plan is not None and r.plan.content
-    assert r.terms
+    assert r.terms and r.time is None and r.plan.time.label is None
+
+
+def test_a_tentative_route_filters_by_the_askers_own_words_only(router: Router) -> None:
+    mine = router.route("Hey Vox, which gate is my flight?", NAMES)
+    assert mine.tentative and mine.speaker == "self" and mine.plan is not None
+    assert mine.plan.role == "user" and "vox" not in mine.terms
+    # "I" may ask for the agent's advice as well as for what the asker said
+    own = router.route("how long was I supposed to ice it", NAMES)
+    assert own.tentative and own.speaker == "any" and own.plan is not None
+    assert own.plan.role is None
+    # time words say what is asked about, not when it was said
+    dinner = router.route("who is coming to dinner today?", NAMES)
+    assert dinner.tentative and dinner.time is None and "today" in dinner.terms
 
 
 def test_a_named_possessive_is_not_a_speaker_filter(router: Router) -> None:
@@ -145,7 +161,14 @@ def test_a_named_possessive_is_not_a_speaker_filter(router: Router) -> None:
         "I moved to Berlin, do you know any good cafes?",
         "what else could I plant next to the zucchini?",
         "où est mon parapluie ?",
+        "Wo ist mein Regenschirm in der Küche?",
         "Hey Vox, how are you?",
+        "I met Ben, who was upset about his math test.",
+        "Yesterday, when we met, the train was late.",
+        "When the kids get home I'll call Ben.",
+        "Had the best time at Ben's party.",
+        "What a day, the train to Lisbon was late.",
+        "Which station does my train leave from? Could you help me with that?",
     ],
 )
 def test_statements_and_other_requests_are_not_questions_to_the_memory(
@@ -197,8 +220,11 @@ def test_memory_holds_needs_half_the_content_words_in_one_turn() -> None:
     assert not memory_holds(
         "when is the math test for ben?", ["Ben loves football.", "The test was hard."]
     )
-    # an earlier asking of the same question is not an answer to it
+    # an earlier asking of the same question is not an answer to it; a statement with a
+    # question after it, or a relative clause, is
     assert not memory_holds("when is Ben's math test?", ["When's Ben's math test?"])
+    assert memory_holds("which station?", ["The north station, which is near the hotel."])
+    assert memory_holds("which station?", ["It's the north station. Can you remind me?"])
     assert memory_holds("when is Ben's math test?", ["Ben's math test is on Thursday."])
     # words of asking and greeting are not evidence
     assert not memory_holds("hey, where did I park?", ["Hey, good morning!", "I said so."])
