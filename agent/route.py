@@ -688,6 +688,13 @@ _QUESTION = re.compile(
     r"there|\w+'s)\b|"
     rf"(?:the|my|our|your|that|this|and the) (?:[\w']+ ?){{1,4}}, {_WH}\b[^,]*$)"
 )
+#: a question ASR ended with a full stop: which/who/what (not "what a"), or
+#: when/where/how with an auxiliary or a measure ("where did", "how much")
+_QUESTION_STOPPED = re.compile(
+    r"^(?:(?:which|who|whose|who's|what|what's|whats)\b(?! (?:a|an|i|we|you|he|she|they)\b)|"
+    r"(?:when|where|how)(?:'s)? (?:is|are|was|were|am|do|does|did|have|has|had|will|would|"
+    r"can|could|should|much|many|long|far|often|old)\b|(?:when's|where's|how's|whens|wheres)\b)"
+)
 #: words English questions are made of and other languages are not: a question in
 #: another language is not read by these rules
 _ENGLISH = re.compile(
@@ -745,7 +752,12 @@ def is_question(text: str) -> bool:
     last = _opened(last_sentence(text))
     if last.endswith("?"):
         return True
-    return bool(last) and not last.endswith((".", "!")) and bool(_QUESTION.search(last))
+    if last.endswith((".", "!")):
+        # ASR ends many spoken questions with a full stop: a question word still makes
+        # one where no clause or exclamation can open ("which faucet is dripping.",
+        # "where did I put the papers.", not "when the kids get home I'll call.")
+        return bool(_QUESTION_STOPPED.search(last))
+    return bool(last) and bool(_QUESTION.search(last))
 
 
 #: words of asking and greeting, not of what is asked about: a remembered turn sharing

@@ -205,22 +205,50 @@ def run_routing(*, out: Path, seed: int, quick: bool, console: Console) -> Repor
     return report
 
 
+#: the synthetic voices the spoken questions are rendered in (ContextDialog-mini's users)
+SPOKEN_VOICES = ("flite-slt", "flite-awb", "flite-rms", "flite-kal", "festival-ked", "espeak-gb-m")
+
+
+def spoken(items: list[dict[str, Any]], cache: Path) -> list[dict[str, Any]]:
+    """``items`` with each question as the speech recognizer hears it: spoken by the
+    benchmark voices in turn (rendered clips cached in ``cache``) and transcribed by the
+    settings' ASR (whisper base by default), as a spoken turn reaches the router. ASR
+    ends many questions with a full stop, and mishears some words."""
+    from voxmem.benchmarks.synth import Utterance, render
+    from voxmem.memory.encoders.factory import transcriber
+    from voxmem.settings import Settings
+
+    asr = transcriber(Settings())
+    out = []
+    for n, item in enumerate(items):
+        voice = SPOKEN_VOICES[n % len(SPOKEN_VOICES)]
+        heard = asr.transcribe(render(Utterance(item["question"], voice), cache))
+        out.append({**item, "question": str(getattr(heard, "text", heard)).strip()})
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m voxmem.benchmarks.routing_bench --pool routing/personal_dev``: the
-    decision figures on a personal pool; ``--errors`` lists the wrong questions of a
+    decision figures on a personal pool; ``--spoken`` on its questions as speech
+    recognition gives them (a few minutes); ``--errors`` lists the wrong questions of a
     pool that is not a test pool."""
     import argparse
 
     from voxmem.agent.route import Router
+    from voxmem.settings import Settings
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("--pool", default="routing/personal_dev")
     ap.add_argument("--errors", action="store_true")
+    ap.add_argument("--spoken", action="store_true")
     args = ap.parse_args(argv)
     pool = get_pool(args.pool)
     if args.errors and pool.role == "test":
         ap.error(f"{pool.name} is a test pool: its errors are not read")
-    scored = score_personal(Router(agent_name="Vox"), load_personal_pool(pool))
+    items = load_personal_pool(pool)
+    if args.spoken:
+        items = spoken(items, Settings().cache_dir / "clips" / "routing")
+    scored = score_personal(Router(agent_name="Vox"), items)
     for part in scored["parts"]:
         r_, rules_, n = scored["counts"][part]
         print(f"{part:12s} {r_ / n:.3f} ({r_}/{n})  rules alone {rules_ / n:.3f}")

@@ -122,6 +122,9 @@ def test_time_labels_become_windows() -> None:
         "and when's ben's math test",
         "wait which station does my train leave from",
         "I just got back from a long walk. When's Ben's test?",
+        # ASR ends many spoken questions with a full stop
+        "which faucet is dripping.",
+        "Where did I put the papers.",
     ],
 )
 def test_questions_with_no_cue_look_tentatively(router: Router, text: str) -> None:

@@ -89,3 +89,11 @@ def test_a_test_pools_errors_are_not_listed(capsys: pytest.CaptureFixture[str]) 
     with pytest.raises(SystemExit):
         routing_bench.main(["--pool", "routing/personal_test", "--errors"])
     assert "test pool" in capsys.readouterr().err
+
+
+def test_spoken_questions_are_what_the_recognizer_hears(tmp_path: Path) -> None:
+    # the shipped synthetic voice and whisper: the question reaches the router as text
+    item = _item("Which station does my train leave from?", True, "user_fact", HISTORY)
+    (heard,) = routing_bench.spoken([item], tmp_path)
+    assert heard["history"] == item["history"] and heard["question"] != ""
+    assert {"station", "train"} <= set(heard["question"].lower().replace("?", " ").split())
