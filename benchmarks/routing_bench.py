@@ -205,15 +205,12 @@ def run_routing(*, out: Path, seed: int, quick: bool, console: Console) -> Repor
     return report
 
 
-#: the synthetic voices the spoken questions are rendered in (ContextDialog-mini's users)
-SPOKEN_VOICES = ("flite-slt", "flite-awb", "flite-rms", "flite-kal", "festival-ked", "espeak-gb-m")
-
-
 def spoken(items: list[dict[str, Any]], cache: Path) -> list[dict[str, Any]]:
     """``items`` with each question as the speech recognizer hears it: spoken by the
     benchmark voices in turn (rendered clips cached in ``cache``) and transcribed by the
     settings' ASR (whisper base by default), as a spoken turn reaches the router. ASR
     ends many questions with a full stop, and mishears some words."""
+    from voxmem.benchmarks.retrieval.contextdialog_mini import USER_VOICES
     from voxmem.benchmarks.synth import Utterance, render
     from voxmem.memory.encoders.factory import transcriber
     from voxmem.settings import Settings
@@ -221,7 +218,7 @@ def spoken(items: list[dict[str, Any]], cache: Path) -> list[dict[str, Any]]:
     asr = transcriber(Settings())
     out = []
     for n, item in enumerate(items):
-        voice = SPOKEN_VOICES[n % len(SPOKEN_VOICES)]
+        voice = USER_VOICES[n % len(USER_VOICES)]
         heard = asr.transcribe(render(Utterance(item["question"], voice), cache))
         out.append({**item, "question": str(getattr(heard, "text", heard)).strip()})
     return out
