@@ -50,8 +50,8 @@ if TYPE_CHECKING:
 DIALOGUE_KEEP = 200
 #: most turns one forget request offers to erase
 FORGET_MAX = 200
-#: how many recalled turns a tentative route (a question about the asker's own life)
-#: searches for one that shares its words before it answers as chat
+#: how many recalled turns a tentative route (a question no rule of the past matched)
+#: searches for statements that hold its words before it answers as chat
 TENTATIVE_CANDIDATES = 10
 #: a turn offered for erasure matches the content at least this share of the best match
 FORGET_CONTENT_SHARE = 0.8
@@ -289,7 +289,7 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
             window = _replace(window, order="latest")
         plan = _replace(plan, time=window)
         k = FORGET_MAX if r.intent == "forget" else agent.settings.agent.recall_k
-        # a tentative route looks further down for a turn that shares its words
+        # a tentative route looks further down for statements that hold its words
         look = max(k, TENTATIVE_CANDIDATES) if r.tentative else k
         # requests to the memory and the agent's answers to them are not what anyone
         # asks for: they are skipped (the memory keeps them as the conversation)

@@ -480,18 +480,11 @@ class Router:
 
         if _asks_about_past(clean, names):
             return self._lookup("recall", raw, clean, names, "question about the past")
-        terms = self._question_terms(clean)
-        if terms:
-            return self._tentative(raw, clean, names, terms)
-        return Route("chat", why="no memory cue")
-
-    def _question_terms(self, clean: str) -> frozenset[str]:
-        """The content words of an English question that asks for nothing new; empty
-        for anything else (see :func:`is_question`)."""
         q = self._question_part(clean)
-        if not is_question(q) or _ASKS_NEW.search(q) or not _ENGLISH.search(q):
-            return frozenset()
-        return frozenset(content_terms(q) - _ASKING_TERMS)
+        terms = _question_terms(q)
+        if terms:
+            return self._tentative(raw, q, names, terms)
+        return Route("chat", why="no memory cue")
 
     def _question_part(self, clean: str) -> str:
         """The last sentence, without openers and the agent's name ("Hey Vox, which
@@ -499,10 +492,8 @@ class Router:
         name = re.escape(self.agent_name.lower())
         return _opened(re.sub(rf"\b{name}\b[,.!]?\s*", "", last_sentence(clean)))
 
-    def _tentative(
-        self, raw: str, clean: str, names: Sequence[str], terms: frozenset[str]
-    ) -> Route:
-        q = self._question_part(clean)
+    def _tentative(self, raw: str, q: str, names: Sequence[str], terms: frozenset[str]) -> Route:
+        """A tentative recall for the question part ``q`` (``_question_part``)."""
         r = self._lookup("recall", raw, q, names, "a question the memory may answer")
         plan = r.plan
         assert plan is not None
@@ -758,6 +749,14 @@ def is_question(text: str) -> bool:
         # "where did I put the papers.", not "when the kids get home I'll call.")
         return bool(_QUESTION_STOPPED.search(last))
     return bool(last) and bool(_QUESTION.search(last))
+
+
+def _question_terms(q: str) -> frozenset[str]:
+    """The content words of ``q`` (a question part) when it is an English question that
+    asks for nothing new; empty for anything else (see :func:`is_question`)."""
+    if not is_question(q) or _ASKS_NEW.search(q) or not _ENGLISH.search(q):
+        return frozenset()
+    return frozenset(content_terms(q) - _ASKING_TERMS)
 
 
 #: words of asking and greeting, not of what is asked about: a remembered turn sharing
