@@ -571,3 +571,41 @@ async def test_a_question_about_the_askers_life_is_answered_from_memory(tmp_path
         # typed words carry no voice: "my train" is nobody's in particular
         r = await agent.turn("acme", "typed", text="Which station does my train leave from?")
         assert r.intent == "chat" and r.hits == [] and "typed" in r.route["why"]
+
+
+async def test_a_tentative_question_left_unheard_is_kept_as_chat(tmp_path: Path) -> None:
+    """The caller stops listening while a tentative route is being looked up: the turn
+    was never answered from the memory, so it is kept as a chat turn (later recalls find
+    it), not as a request to the memory."""
+    import threading
+
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "My umbrella is in the blue car."))
+        agent.flush("acme")
+        entered, release = threading.Event(), threading.Event()
+        real = agent.meta_turns
+
+        def slow(tenant: str) -> set[str]:  # recall's first look at the memory
+            entered.set()
+            release.wait(10)
+            return real(tenant)
+
+        agent.meta_turns = slow  # type: ignore[method-assign]
+        stream = agent.stream("acme", "t", audio=said(asr, DANA, "Where's my umbrella?"))
+        assert isinstance(await stream.__anext__(), Heard)
+        pull = asyncio.ensure_future(stream.__anext__())
+        assert await asyncio.to_thread(entered.wait, 10)
+        pull.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await pull
+        release.set()
+        agent.meta_turns = real  # type: ignore[method-assign]
+        agent.flush("acme")
+        asked = [
+            s
+            for s in agent.memory.list("acme", session="t", role="user")
+            if "umbrella" in s.transcript
+        ]
+        assert len(asked) == 1
+        assert asked[0].id not in agent.meta_turns("acme")
