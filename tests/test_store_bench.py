@@ -35,6 +35,22 @@ def test_the_store_benchmark_measures_the_sizes_asked_for(tmp_path: Path) -> Non
     steps = [row[f"forget_{k}_s"] for k in ("catalog", "index", "check")]
     assert all(s > 0 for s in steps), steps
     assert sum(steps) <= row["forget_s"]
+    assert row["rebuild_s"] > 0
+
+
+def test_a_size_above_the_rebuild_ceiling_skips_the_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rebuilding a million turns would outlast the rest of the run: above REBUILD_MAX
+    the rebuild is not timed (empty), and the report says so."""
+    from voxmem.benchmarks import store_bench
+
+    monkeypatch.setattr(store_bench, "REBUILD_MAX", 200)
+    report = _run(tmp_path, ["300"])
+    (row,) = report.rows  # type: ignore[attr-defined]
+    assert row["rebuild_s"] is None and row["forget_s"] > 0
+    assert (tmp_path / "store" / "store.png").stat().st_size > 0
+    assert any("up to 200 segments" in n for n in report.notes)  # type: ignore[attr-defined]
 
 
 def test_a_store_split_that_is_not_a_size_is_refused(tmp_path: Path) -> None:
