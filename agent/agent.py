@@ -519,6 +519,11 @@ class VoiceAgent:
         """Stored turns that asked the memory something, and the agent's answers."""
         return self._ledger.ids(tenant)
 
+    def unanswered_replies(self, tenant: str) -> set[str]:
+        """Stored replies to questions about someone's life that the memory held no
+        answer to: no answer to a later asking of the same question."""
+        return self._ledger.unanswered(tenant)
+
     def listener(self, tenant: str | None = None, sample_rate: int = 16_000) -> Listener:
         """A turn heard while it is spoken: ``feed`` it audio as it arrives, then pass it
         as ``audio=`` to :meth:`stream` or :meth:`turn` when the turn ends."""
@@ -662,9 +667,12 @@ class VoiceAgent:
         meta: bool = False,
         replying_to: str | None = None,
         cites: Sequence[str] = (),
+        unanswered: bool = False,
     ) -> None:
         """Queue the agent's own turn: its audio (as spoken), text and role ``agent``.
-        ``cites``: the recalled turns it quotes (erased with them).
+        ``cites``: the recalled turns it quotes (erased with them). ``unanswered``: it
+        replies to a question the memory held no answer to (a tentative route made chat),
+        so a later asking of that question does not take it for the answer.
 
         A reply means what it answers: its text vector is taken over the user's words it
         replies to (``replying_to``) and its own, so "what did you tell me to bring
@@ -694,6 +702,8 @@ class VoiceAgent:
             )
             if meta:
                 self._ledger.add(tenant, [s.id for s in stored], list(cites))
+            if unanswered:
+                self._ledger.add_unanswered(tenant, [s.id for s in stored])
             return [s.id for s in stored]
 
         self.writer.submit(tenant, f"agent turn {turn} of {session}", write)

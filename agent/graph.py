@@ -115,6 +115,8 @@ class TurnContext:
     remembered: bool = False
     #: a self-introduction that names this voice when its turn is stored
     name_voice: str | None = None
+    #: a question about someone's life the memory held no answer to (made chat)
+    unanswered: bool = False
 
 
 def _since(ctx: TurnContext) -> float:
@@ -294,6 +296,10 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
         # requests to the memory and the agent's answers to them are not what anyone
         # asks for: they are skipped (the memory keeps them as the conversation)
         meta = await asyncio.to_thread(agent.meta_turns, tenant)
+        if r.tentative:
+            # the agent's replies to earlier askings it could not answer hold the
+            # question's words, and are no answer either
+            meta |= await asyncio.to_thread(agent.unanswered_replies, tenant)
         params = FusionParams(candidates=FusionParams().candidates + len(meta))
         result = await asyncio.to_thread(
             recall,
@@ -342,6 +348,7 @@ def _as_chat(
     ``Recalled`` event, and a turn of the conversation like any chat turn."""
     ctx.route = Route("chat", why=f"{r.why}; {why}")
     ctx.hits = []
+    ctx.unanswered = True
     route = {
         "intent": "chat",
         "needs_memory": False,
@@ -616,6 +623,7 @@ async def remember(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
             meta,
             replying_to=state.get("transcript"),
             cites=[h.turn_id for h in ctx.hits],
+            unanswered=ctx.unanswered,
         )
     now = time.time()
     entries: list[dict[str, Any]] = []

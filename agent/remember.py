@@ -165,6 +165,13 @@ class MetaLedger:
                 "CREATE TABLE IF NOT EXISTS meta_turns (tenant TEXT NOT NULL, "
                 "segment_id TEXT NOT NULL, PRIMARY KEY (tenant, segment_id))"
             )
+            # the agent's replies to questions about someone's life that the memory
+            # could not answer ("I don't know when Ben's test is"): they hold the
+            # question's words, so a later asking of it would take them for an answer
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS unanswered_replies (tenant TEXT NOT NULL, "
+                "segment_id TEXT NOT NULL, PRIMARY KEY (tenant, segment_id))"
+            )
             # an answer that quoted a turn goes when that turn is forgotten
             self._conn.execute(
                 "CREATE TABLE IF NOT EXISTS meta_cites (tenant TEXT NOT NULL, "
@@ -182,6 +189,22 @@ class MetaLedger:
                 "INSERT OR IGNORE INTO meta_cites (tenant, segment_id, cited) VALUES (?, ?, ?)",
                 [(tenant, s, c) for s in segment_ids for c in cites],
             )
+
+    def add_unanswered(self, tenant: str, segment_ids: Sequence[str]) -> None:
+        """Mark replies to a question the memory held no answer to."""
+        with self._lock, self._conn:
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO unanswered_replies (tenant, segment_id) VALUES (?, ?)",
+                [(tenant, s) for s in segment_ids],
+            )
+
+    def unanswered(self, tenant: str) -> set[str]:
+        """The tenant's replies to questions the memory held no answer to."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT segment_id FROM unanswered_replies WHERE tenant = ?", (tenant,)
+            ).fetchall()
+        return {r[0] for r in rows}
 
     def citing(self, tenant: str, cited: Sequence[str]) -> set[str]:
         """Stored answers that quoted any of ``cited``."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -609,3 +610,37 @@ async def test_a_tentative_question_left_unheard_is_kept_as_chat(tmp_path: Path)
         ]
         assert len(asked) == 1
         assert asked[0].id not in agent.meta_turns("acme")
+
+
+async def test_a_reply_that_could_not_answer_is_no_answer_later(tmp_path: Path) -> None:
+    """An LLM's reply to a question the memory could not answer holds the question's
+    words ("I don't know when Ben's math test is."): a later asking of the same question
+    does not take that reply for the answer; a statement said since does answer it."""
+
+    class Unsure:
+        name = "unsure"
+
+        async def stream(self, prompt: Any):  # type: ignore[no-untyped-def]
+            asked = prompt.user_text.rstrip().endswith("?")
+            if asked and "math test" in prompt.user_text and not prompt.recalled:
+                yield "I don't know when Ben's math test is."
+            else:
+                yield "Sure."
+
+    agent, asr = make_agent(tmp_path, responder=Unsure())
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "Hi, I'm Dana."))
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "When is Ben's math test?"))
+        assert r.intent == "chat" and r.hits == []
+        agent.flush("acme")
+        replies = agent.memory.list("acme", role="agent")
+        assert any("math test" in s.transcript for s in replies)
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "When is Ben's math test?", seed=1))
+        assert r.intent == "chat" and r.hits == [], [h.transcript for h in r.hits]
+        await agent.turn(
+            "acme", "s", audio=said(asr, DANA, "Ben's math test is on Friday morning.")
+        )
+        agent.flush("acme")
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "When is Ben's math test?", seed=2))
+        assert r.intent == "recall" and r.hits
+        assert r.hits[0].transcript == "Ben's math test is on Friday morning."
