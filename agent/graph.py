@@ -142,6 +142,9 @@ async def perceive(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
     environment: dict[str, float] = {}
     if ctx.listener is not None:
         ctx.audio = ctx.listener.audio()
+    if ctx.audio is None:
+        # typed words carry no voice, not even the voice that spoke last in the session
+        speaker_id, speaker_name = None, None
     if ctx.audio is not None:
         try:
             if ctx.listener is not None:
@@ -249,6 +252,20 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
     await agent.writer.wait(ctx.barrier)
     waited = round(time.perf_counter() - t0, 4)
     plan, reference = r.plan, None
+    unknown = next((n for n in plan.notices if n.kind == "unknown_speaker"), None)
+    if r.intent == "forget" and unknown is not None:
+        # a name no voice has must not widen an erasure to everyone's turns
+        known = await asyncio.to_thread(agent.speaker_names, tenant)
+        who = f"a voice called {unknown.asked.title()}" if unknown.asked else "that voice"
+        ctx.action = f"I don't know {who}, so I've erased nothing. " + (
+            f"The voices I know are {', '.join(known)}; say whose words to forget by one of "
+            "those names, or ask me to forget what you said."
+            if known
+            else "Ask me to forget what you said."
+        )
+        _emit(Recalled(r.intent, plan.describe(), []))
+        timings = {**state.get("timings", {}), "recall": 0.0}
+        return {"hits": [], "timings": timings, "pending_forget": []}
     if r.speaker == "self":
         if state.get("speaker_id"):
             plan = _replace(plan, speaker=Constraint("target", state["speaker_id"]))
@@ -416,7 +433,7 @@ async def respond(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str,
                 f"Shall I erase {'it' if n == 1 else 'them'} for good? Say yes to confirm."
             )
         else:
-            action = "I don't find anything like that to forget."
+            action = ctx.action or "I don't find anything like that to forget."
     elif r.intent == "confirm":
         ids = list(state.get("pending_forget") or [])
         erased, texts, failure = await agent.erase(tenant, ids)
@@ -470,6 +487,7 @@ async def respond(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str,
         action=action,
         greeting=greeting,
         instructions=agent.instructions(state["tenant"], state["session"]),
+        typed=ctx.audio is None,
     )
     for what, why in agent.writer.take_failures():
         ctx.notes.append(f"a memory write failed ({what}): {why}")

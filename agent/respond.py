@@ -85,6 +85,8 @@ class Prompt:
     action: str | None = None
     greeting: str | None = None
     instructions: str | None = None
+    #: the user's words were typed: they join the dialogue, not the memory
+    typed: bool = False
 
 
 class Responder(Protocol):
@@ -154,6 +156,9 @@ def _chat_reply(prompt: Prompt) -> str:
             "I can answer from what was said in our conversations; ask me what someone said, "
             "and I'll find it."
         )
+    if prompt.typed:
+        # typed words are not stored in the memory: promise nothing
+        return "Got it. I keep only what is said aloud, so say it to me to have it remembered."
     return f"Got it{name}. I'll remember that."
 
 
@@ -177,6 +182,11 @@ def chat_messages(prompt: Prompt) -> list[dict[str, str]]:
         "conversations. Answer in one or two short spoken sentences. When memory turns "
         "are given, answer only from them and say who said it and when."
     )
+    if prompt.typed:
+        system += (
+            " This turn was typed: only spoken turns are kept in the memory, so do not "
+            "promise to remember it."
+        )
     if prompt.instructions:
         system += " " + prompt.instructions
     messages = [{"role": "system", "content": system}]

@@ -63,7 +63,8 @@ class PlanNotice:
     kind: NoticeKind
     message: str
     #: for ``unstored_label``: the label as asked ("crying"), the plan carrying the
-    #: stored one searched instead ("sad")
+    #: stored one searched instead ("sad"); for ``unknown_speaker``: the name as heard,
+    #: where the planner read one
     asked: str | None = None
 
 

@@ -664,7 +664,11 @@ def assemble(
             who = Constraint("target", match or name)
         else:
             notices.append(
-                PlanNotice("unknown_speaker", f"{name!r} is not a known speaker; searched everyone")
+                PlanNotice(
+                    "unknown_speaker",
+                    f"{name!r} is not a known speaker; searched everyone",
+                    asked=name,
+                )
             )
     elif speaker == "same":
         if has_reference:

@@ -644,3 +644,49 @@ async def test_a_reply_that_could_not_answer_is_no_answer_later(tmp_path: Path) 
         r = await agent.turn("acme", "s", audio=said(asr, DANA, "When is Ben's math test?", seed=2))
         assert r.intent == "recall" and r.hits
         assert r.hits[0].transcript == "Ben's math test is on Friday morning."
+
+
+async def test_typed_words_carry_no_voice_even_after_a_spoken_turn(tmp_path: Path) -> None:
+    """A typed turn in a session where Dana spoke is nobody's: no name in the reply, no
+    "I" resolved to Dana, and no promise to remember what the memory does not keep."""
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "Hi, I'm Dana."))
+        await agent.turn("acme", "s", audio=said(asr, DANA, "The budget is two thousand."))
+        r = await agent.turn("acme", "s", text="Ben's math test is on Thursday.")
+        assert r.speaker_name is None and "Dana" not in r.reply
+        assert "I'll remember" not in r.reply and "aloud" in r.reply
+        r = await agent.turn("acme", "s", text="What did I say about the budget?")
+        assert r.hits == [] and "typed words" in r.reply
+        agent.flush("acme")
+        users = [s.transcript for s in agent.memory.list("acme", role="user")]
+        assert not any("math test" in t for t in users)
+        # spoken again, the voice is known as before
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "What did I say about the budget?"))
+        assert r.speaker_name == "Dana" and r.hits
+
+
+async def test_a_forget_naming_an_unknown_voice_erases_nothing(tmp_path: Path) -> None:
+    """ "Forget what Carlos said about her sister" with no Carlos known (the ASR's
+    "Carlos" for "Carla", say) must not become "forget what anyone said about her
+    sister": nothing is offered, and a "yes" after it erases nothing."""
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "Hi, I'm Dana."))
+        await agent.turn("acme", "s", audio=said(asr, DANA, "My sister is called Anna."))
+        await agent.turn("acme", "s", audio=said(asr, MARCO, "My sister lives in Rome."))
+        agent.flush("acme")
+        before = {s.id for s in agent.memory.list("acme")}
+        r = await agent.turn(
+            "acme", "s", audio=said(asr, MARCO, "Forget what Carlos said about her sister.")
+        )
+        assert r.intent == "forget" and r.hits == []
+        assert "Carlos" in r.reply and "erased nothing" in r.reply and "Dana" in r.reply
+        r = await agent.turn("acme", "s", audio=said(asr, MARCO, "Yes."))
+        agent.flush("acme")
+        assert before <= {s.id for s in agent.memory.list("acme")}
+        # a known name still forgets that voice's turns
+        r = await agent.turn(
+            "acme", "s", audio=said(asr, MARCO, "Forget what Dana said about her sister.")
+        )
+        assert r.hits and all(h.speaker_name == "Dana" for h in r.hits)
