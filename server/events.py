@@ -215,8 +215,13 @@ def parse_client_event(text: str | bytes, max_bytes: int) -> ClientEvent:
         )
     try:
         raw = json.loads(text)
-    except (ValueError, RecursionError):
+    except ValueError:
         raise ProtocolError("invalid_json", "the message is not valid JSON") from None
+    except RecursionError:
+        raise ProtocolError(
+            "invalid_json",
+            "the message nests too deeply to read; no event nests more than a few levels",
+        ) from None
     if not isinstance(raw, dict):
         raise ProtocolError("invalid_json", "the message must be a JSON object with a 'type'")
     event_id = raw.get("event_id") if isinstance(raw.get("event_id"), str) else None

@@ -349,7 +349,17 @@ BAD: list[tuple[str | bytes, str, str | None]] = [
         "item.role",
     ),
     (b"\x00\xff binary", "invalid_json", None),
+    ("[" * 5000 + "]" * 5000, "invalid_json", None),
 ]
+
+
+def test_a_message_nested_too_deeply_says_so() -> None:
+    from voxmem.server.events import ProtocolError, parse_client_event
+
+    with pytest.raises(ProtocolError, match="nests too deeply"):
+        parse_client_event('{"type": ' + "[" * 5000 + "]" * 5000 + "}", MiB)
+    with pytest.raises(ProtocolError, match="not valid JSON"):
+        parse_client_event("{not json", MiB)
 
 
 async def test_bad_events_get_typed_errors_and_the_session_goes_on(tmp_path: Path) -> None:
