@@ -252,11 +252,11 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
     await agent.writer.wait(ctx.barrier)
     waited = round(time.perf_counter() - t0, 4)
     plan, reference = r.plan, None
-    unknown = next((n for n in plan.notices if n.kind == "unknown_speaker"), None)
-    if r.intent == "forget" and unknown is not None:
+    if r.intent == "forget" and r.unknown_speaker is not None:
         # a name no voice has must not widen an erasure to everyone's turns
         known = await asyncio.to_thread(agent.speaker_names, tenant)
-        who = f"a voice called {unknown.asked.title()}" if unknown.asked else "that voice"
+        name = r.unknown_speaker
+        who = f"a voice called {name.title()}" if name else "the voice you named"
         ctx.action = f"I don't know {who}, so I've erased nothing. " + (
             f"The voices I know are {', '.join(known)}; say whose words to forget by one of "
             "those names, or ask me to forget what you said."

@@ -423,6 +423,10 @@ class Route:
     #: a tentative route's content words (stemmed; less function words, words of
     #: asking and greeting, and the agent's name)
     terms: frozenset[str] = frozenset()
+    #: the name of the one whose words are meant is no known voice's ("what Carlos
+    #: said" with no Carlos): the name as heard, "" when the planner gave none; None
+    #: when whose words are meant is known ("what I said to Anna" is the asker's)
+    unknown_speaker: str | None = None
 
     @property
     def needs_memory(self) -> bool:
@@ -518,6 +522,9 @@ class Router:
         self, intent: Intent, raw: str, clean: str, names: Sequence[str], why: str
     ) -> Route:
         named = _names_in(clean, names)
+        #: whose words are meant was read from the request ("I said", "you told me", a
+        #: known name), not guessed from a bare "my" or left open
+        read = True
         if _SELF_SUBJ.search(clean) and not (
             _AGENT_SUBJ.search(clean) and _first(_AGENT_SUBJ, clean) < _first(_SELF_SUBJ, clean)
         ):
@@ -529,14 +536,22 @@ class Router:
         elif named:
             speaker = named[0]
         elif re.search(r"\b(?:my|mine|me)\b", clean):
-            speaker = "self"  # "what's my favourite colour?": something I said
+            speaker, read = "self", False  # "what's my favourite colour?": something I said
         else:
-            speaker = "any"
+            speaker, read = "any", False
         if named and speaker in ("self", "agent") and not _speaks_as_subject(clean, speaker):
-            speaker = named[0]
+            speaker, read = named[0], True
         time = next((label for label, p in _TIME if re.search(p, clean)), None)
         plan = self._plan(clean, names, speaker, time)
-        return Route(intent, speaker=speaker, plan=plan, time=time, why=why)
+        unknown = next((n for n in plan.notices if n.kind == "unknown_speaker"), None)
+        return Route(
+            intent,
+            speaker=speaker,
+            plan=plan,
+            time=time,
+            why=why,
+            unknown_speaker=None if unknown is None or read else (unknown.asked or ""),
+        )
 
     def _plan(
         self, clean: str, names: Sequence[str], speaker: str, time: str | None

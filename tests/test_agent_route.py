@@ -233,3 +233,24 @@ def test_memory_holds_needs_half_the_content_words_in_one_turn() -> None:
     assert not memory_holds("hey, where did I park?", ["Hey, good morning!", "I said so."])
     assert not memory_holds("where's my umbrella?", said)
     assert not memory_holds("where's my umbrella?", [])
+
+
+@pytest.mark.parametrize(
+    ("text", "speaker", "unknown"),
+    [
+        # whose words are meant is a name no voice has: the name as heard
+        ("Forget what Carlos said about her sister.", "any", "carlos"),
+        ("Forget what my sister Anna said.", "self", "anna"),
+        ("Forget what Bob told me about the party.", "self", "bob"),
+        # whose words are meant is read from the request: an unknown name elsewhere in
+        # it names no speaker
+        ("Forget what I said to Anna about the party.", "self", None),
+        ("Forget what Vox said about the budget.", "agent", None),
+        ("Please forget what Carla's brother said.", "Carla", None),
+    ],
+)
+def test_a_name_no_voice_has_is_flagged_when_it_names_the_speaker(
+    router: Router, text: str, speaker: str, unknown: str | None
+) -> None:
+    r = router.route(text, ["Carla", "David"])
+    assert (r.intent, r.speaker, r.unknown_speaker) == ("forget", speaker, unknown)
