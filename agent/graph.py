@@ -142,7 +142,7 @@ async def perceive(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str
     environment: dict[str, float] = {}
     if ctx.listener is not None:
         ctx.audio = ctx.listener.audio()
-    if ctx.audio is None:
+    if ctx.audio is None and problem is None:
         # typed words carry no voice, not even the voice that spoke last in the session
         speaker_id, speaker_name = None, None
     if ctx.audio is not None:
@@ -246,7 +246,7 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
     if r.tentative and r.speaker == "self" and not voiced:
         # typed words carry no voice: "my train" could be anyone's, and another
         # person's turn must not come back as "you said"
-        return _as_chat(state, ctx, r, "typed words name no one", t0)
+        return _as_chat(state, ctx, r, "typed words name no one", t0, searched=False)
     # a fact said a moment ago may still be queued for writing: wait for the user turns
     # queued before this one (not for embeddings of the agent's own replies)
     await agent.writer.wait(ctx.barrier)
@@ -359,13 +359,20 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
 
 
 def _as_chat(
-    state: AgentState, ctx: TurnContext, r: Route, why: str, t0: float, waited: float = 0.0
+    state: AgentState,
+    ctx: TurnContext,
+    r: Route,
+    why: str,
+    t0: float,
+    waited: float = 0.0,
+    searched: bool = True,
 ) -> dict[str, Any]:
     """A tentative route the memory does not answer, made a chat turn: no hits, no
-    ``Recalled`` event, and a turn of the conversation like any chat turn."""
+    ``Recalled`` event, and a turn of the conversation like any chat turn. ``searched``:
+    the memory was searched and held no answer (the reply is then marked as none)."""
     ctx.route = Route("chat", why=f"{r.why}; {why}")
     ctx.hits = []
-    ctx.unanswered = True
+    ctx.unanswered = searched
     route = {
         "intent": "chat",
         "needs_memory": False,
@@ -487,7 +494,7 @@ async def respond(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str,
         action=action,
         greeting=greeting,
         instructions=agent.instructions(state["tenant"], state["session"]),
-        typed=ctx.audio is None,
+        typed=ctx.audio is None and not state.get("heard", {}).get("problem"),
     )
     for what, why in agent.writer.take_failures():
         ctx.notes.append(f"a memory write failed ({what}): {why}")

@@ -30,7 +30,7 @@ from typing import Literal
 
 from voxmem.retrievers.instruction import InstructionParser
 from voxmem.retrievers.lexical import content_terms
-from voxmem.retrievers.plan import Constraint, RetrievalPlan, TimeWindow
+from voxmem.retrievers.plan import Constraint, PlanNotice, RetrievalPlan, TimeWindow
 
 Intent = Literal["recall", "replay", "forget", "name", "confirm", "deny", "chat"]
 MEMORY_INTENTS: frozenset[str] = frozenset({"recall", "replay", "forget"})
@@ -563,6 +563,25 @@ class Router:
             plan = self.parser.parse(clean, False, names)
         else:
             plan = self.parser.parse(_lexicon_text(clean), False, [])
+        heard = plan.speaker
+        if (
+            heard.mode == "target"
+            and heard.value
+            and not any(n.lower() == heard.value.lower() for n in names)
+        ):
+            # with no voice named yet, the planner takes any name for a speaker: it is
+            # a name no voice has all the same
+            plan = replace(
+                plan,
+                notices=(
+                    *plan.notices,
+                    PlanNotice(
+                        "unknown_speaker",
+                        f"{heard.value!r} is not a known speaker; searched everyone",
+                        asked=heard.value,
+                    ),
+                ),
+            )
         if speaker in ("self", "agent", "any"):
             speaker_c = Constraint()
         else:

@@ -677,6 +677,11 @@ async def test_a_forget_naming_an_unknown_voice_erases_nothing(tmp_path: Path) -
         await agent.turn("acme", "s", audio=said(asr, MARCO, "My sister lives in Rome."))
         agent.flush("acme")
         before = {s.id for s in agent.memory.list("acme")}
+        # a forget waiting for its yes is dropped by the refused one
+        r = await agent.turn(
+            "acme", "s", audio=said(asr, MARCO, "Forget what I said about my sister.")
+        )
+        assert r.hits and "yes" in r.reply
         r = await agent.turn(
             "acme", "s", audio=said(asr, MARCO, "Forget what Carlos said about her sister.")
         )
@@ -690,3 +695,17 @@ async def test_a_forget_naming_an_unknown_voice_erases_nothing(tmp_path: Path) -
             "acme", "s", audio=said(asr, MARCO, "Forget what Dana said about her sister.")
         )
         assert r.hits and all(h.speaker_name == "Dana" for h in r.hits)
+
+
+async def test_with_no_voice_named_a_forget_naming_someone_erases_nothing(
+    tmp_path: Path,
+) -> None:
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "My sister is called Anna."))
+        await agent.turn("acme", "s", audio=said(asr, MARCO, "My sister lives in Rome."))
+        agent.flush("acme")
+        r = await agent.turn(
+            "acme", "s", audio=said(asr, MARCO, "Forget what Carlos said about her sister.")
+        )
+        assert r.intent == "forget" and r.hits == [] and "erased nothing" in r.reply

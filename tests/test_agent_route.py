@@ -247,6 +247,8 @@ def test_memory_holds_needs_half_the_content_words_in_one_turn() -> None:
         ("Forget what I said to Anna about the party.", "self", None),
         ("Forget what Vox said about the budget.", "agent", None),
         ("Please forget what Carla's brother said.", "Carla", None),
+        ("Erase what I said about Monday's meeting with Sarah.", "self", None),
+        ("Forget what you told me about Olga, Vox.", "agent", None),
     ],
 )
 def test_a_name_no_voice_has_is_flagged_when_it_names_the_speaker(
@@ -254,3 +256,12 @@ def test_a_name_no_voice_has_is_flagged_when_it_names_the_speaker(
 ) -> None:
     r = router.route(text, ["Carla", "David"])
     assert (r.intent, r.speaker, r.unknown_speaker) == ("forget", speaker, unknown)
+
+
+def test_with_no_voice_named_any_name_of_a_speaker_is_unknown() -> None:
+    """With no named voice the planner takes a heard name for a speaker; it is still no
+    voice's name. The agent's own name is the agent's, whatever it is."""
+    r = Router(agent_name="Ava").route("Forget what Carlos said about her sister.", [])
+    assert (r.speaker, r.unknown_speaker) == ("any", "carlos")
+    r = Router(agent_name="Ava").route("Forget what Ava said about the budget.", ["Carla"])
+    assert (r.speaker, r.unknown_speaker) == ("agent", None)
