@@ -117,6 +117,9 @@ class TurnContext:
     name_voice: str | None = None
     #: a question about someone's life the memory held no answer to (made chat)
     unanswered: bool = False
+    #: a question about someone's life answered by a statement that holds only some of
+    #: its words
+    partial: bool = False
 
 
 def _since(ctx: TurnContext) -> float:
@@ -334,6 +337,11 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
             # order; none, and the question is chat
             found = [t for t in found if memory_holds(r.terms, [t.segment.transcript])]
         kept = found[:k]
+        # a statement holding some of the question's words may not answer it ("where
+        # does my sister live?" and "my sister is called Anna"): the reply says so
+        ctx.partial = bool(
+            r.tentative and kept and not memory_holds(r.terms, [kept[0].segment.transcript], 1.0)
+        )
         if r.intent == "forget":
             kept = _worth_forgetting(kept)
         hits = agent.describe_hits(tenant, kept)
@@ -495,6 +503,7 @@ async def respond(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str,
         greeting=greeting,
         instructions=agent.instructions(state["tenant"], state["session"]),
         typed=ctx.audio is None and not state.get("heard", {}).get("problem"),
+        partial=ctx.partial,
     )
     for what, why in agent.writer.take_failures():
         ctx.notes.append(f"a memory write failed ({what}): {why}")

@@ -87,6 +87,8 @@ class Prompt:
     instructions: str | None = None
     #: the user's words were typed: they join the dialogue, not the memory
     typed: bool = False
+    #: the recalled turns hold only some of the question's words: they may not answer it
+    partial: bool = False
 
 
 class Responder(Protocol):
@@ -138,7 +140,8 @@ def extractive_reply(prompt: Prompt) -> str:
     if prompt.intent in ("recall", "replay"):
         if not prompt.recalled:
             return greet + "I don't find anything like that in what I remember."
-        return greet + attribution(prompt.recalled[0], prompt)
+        hedge = "I'm not sure this answers it. " if prompt.partial else ""
+        return greet + hedge + attribution(prompt.recalled[0], prompt)
     return greet + _chat_reply(prompt)
 
 
@@ -200,7 +203,12 @@ def chat_messages(prompt: Prompt) -> list[dict[str, str]]:
             f'"{t.transcript.strip()}"'
             for t in prompt.recalled
         ]
-        user = "Memory:\n" + "\n".join(lines) + f"\n\nQuestion: {prompt.user_text}"
+        caveat = (
+            " (it may not answer the question: if it does not, say you don't know)"
+            if prompt.partial
+            else ""
+        )
+        user = f"Memory{caveat}:\n" + "\n".join(lines) + f"\n\nQuestion: {prompt.user_text}"
     elif prompt.intent in ("recall", "replay"):
         user = f"Memory: nothing found.\n\nQuestion: {prompt.user_text}"
     messages.append({"role": "user", "content": user})

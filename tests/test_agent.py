@@ -709,3 +709,21 @@ async def test_with_no_voice_named_a_forget_naming_someone_erases_nothing(
             "acme", "s", audio=said(asr, MARCO, "Forget what Carlos said about her sister.")
         )
         assert r.intent == "forget" and r.hits == [] and "erased nothing" in r.reply
+
+
+async def test_a_statement_holding_only_some_of_the_question_is_quoted_with_a_doubt(
+    tmp_path: Path,
+) -> None:
+    """ "Where does my sister live?" after only "My sister is called Anna.": the quote is
+    the closest memory, not an answer, and the reply says so; a statement holding every
+    word of the question is quoted plainly."""
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "My sister is called Anna."))
+        agent.flush("acme")
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "Where does my sister live?"))
+        assert r.intent == "recall" and r.hits
+        assert r.reply.startswith("I'm not sure this answers it.") and "Anna" in r.reply
+        r = await agent.turn("acme", "s", audio=said(asr, DANA, "What's my sister called again?"))
+        assert r.intent == "recall" and "Anna" in r.reply
+        assert "not sure" not in r.reply
