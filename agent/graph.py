@@ -53,6 +53,10 @@ FORGET_MAX = 200
 #: how many recalled turns a tentative route (a question no rule of the past matched)
 #: searches for statements that hold its words before it answers as chat
 TENTATIVE_CANDIDATES = 10
+#: room a recall makes among its candidates for turns it skips (requests to the memory
+#: and the agent's answers to them); with more skipped turns than this, it searches
+#: again with room for all of them only when too few turns are left
+META_ROOM = 50
 #: a turn offered for erasure matches the content at least this share of the best match
 FORGET_CONTENT_SHARE = 0.8
 
@@ -320,18 +324,28 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
             # the agent's replies to earlier askings it could not answer hold the
             # question's words, and are no answer either
             meta |= await asyncio.to_thread(agent.unanswered_replies, tenant)
-        params = FusionParams(candidates=FusionParams().candidates + len(meta))
-        result = await asyncio.to_thread(
-            recall,
-            agent.memory,
-            tenant,
-            state.get("transcript", ""),
-            plan=plan,
-            reference=reference,
-            k=look + len(meta),
-            params=params,
-        )
-        found = [t for t in result.turns if t.segment.id not in meta][:look]
+
+        async def search(extra: int) -> list[Any]:
+            # ``extra`` more candidates and results, for the skipped turns among them
+            params = FusionParams(candidates=FusionParams().candidates + extra)
+            result = await asyncio.to_thread(
+                recall,
+                agent.memory,
+                tenant,
+                state.get("transcript", ""),
+                plan=plan,
+                reference=reference,
+                k=look + extra,
+                params=params,
+            )
+            return [t for t in result.turns if t.segment.id not in meta][:look]
+
+        # a tenant's skipped turns grow with every request to the memory: the search
+        # makes room for a few of them, and for all only when too few turns were left
+        extra = min(len(meta), META_ROOM)
+        found = await search(extra)
+        if len(found) < look and extra < len(meta):
+            found = await search(len(meta))
         if r.tentative:
             # only a statement that holds the question's words answers it, in recall's
             # order; none, and the question is chat

@@ -727,3 +727,40 @@ async def test_a_statement_holding_only_some_of_the_question_is_quoted_with_a_do
         r = await agent.turn("acme", "s", audio=said(asr, DANA, "What's my sister called again?"))
         assert r.intent == "recall" and "Anna" in r.reply
         assert "not sure" not in r.reply
+
+
+async def test_many_skipped_requests_still_leave_the_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recall makes room among its candidates for META_ROOM skipped turns (requests to
+    the memory and their answers), and searches again with room for all of them when too
+    few turns are left: the statement is found behind many askings of the same thing."""
+    from voxmem.agent import graph
+
+    monkeypatch.setattr(graph, "META_ROOM", 1)
+    calls: list[int] = []
+    real = graph.recall
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs["k"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(graph, "recall", counted)
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        await agent.turn("acme", "s", audio=said(asr, DANA, "The budget is four thousand."))
+        for i in range(3):
+            await agent.turn(
+                "acme", "s", audio=said(asr, DANA, "What did I say about the budget?", seed=i)
+            )
+            agent.flush("acme")
+        skipped = len(agent.meta_turns("acme"))
+        assert skipped >= 6
+        calls.clear()
+        r = await agent.turn(
+            "acme", "s", audio=said(asr, DANA, "What did I say about the budget?", seed=9)
+        )
+        assert r.hits[0].transcript == "The budget is four thousand."
+        assert not any("What did I say" in h.transcript for h in r.hits)
+        k = agent.settings.agent.recall_k
+        assert calls == [k + 1, k + skipped]  # room for one, then for all
