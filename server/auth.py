@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import re
 import secrets
 from collections.abc import Mapping
@@ -16,6 +17,8 @@ _HEX = re.compile(r"(?:sha256:)?([0-9a-f]{64})")
 #: browsers cannot set headers on a websocket; they send the token as a subprotocol
 #: (the Realtime API's browser convention)
 SUBPROTOCOL_PREFIX = "openai-insecure-api-key."
+
+log = logging.getLogger(__name__)
 
 
 class TokenFileError(ValueError):
@@ -32,24 +35,25 @@ def new_token() -> str:
 
 
 class TokenTable:
-    """Which tenant each token belongs to."""
+    """Which tenant each token belongs to. One loaded from a token file reads the file
+    again when it changes, so a token added (``voxmem token``) or removed while a server
+    runs counts from the next connection; a file that no longer reads keeps the tokens
+    it last gave, with a warning in the log."""
 
     def __init__(self, hashes: Mapping[str, str] | None = None) -> None:
         self._tenants: dict[str, str] = {}
         for digest, tenant in (hashes or {}).items():
             self.add_hash(digest, tenant)
+        self._path: Path | None = None
+        self._stamp: tuple[int, int] | None = None
+        self._from_file: dict[str, str] = {}
 
     def __len__(self) -> int:
-        return len(self._tenants)
+        self._refresh()
+        return len(self._tenants.keys() | self._from_file.keys())
 
     def add_hash(self, digest: str, tenant: str) -> None:
-        m = _HEX.fullmatch(digest.strip().lower())
-        if m is None:
-            raise TokenFileError(
-                f"{digest[:12]!r}... is not a sha256 hex digest; store hashes, not tokens "
-                "(voxmem serve token TENANT --file FILE makes one)"
-            )
-        self._tenants[m.group(1)] = check_tenant(tenant)
+        self._tenants[_digest(digest)] = check_tenant(tenant)
 
     def add_token(self, token: str, tenant: str) -> None:
         self.add_hash(hash_token(token), tenant)
@@ -58,28 +62,69 @@ class TokenTable:
         """The tenant of ``token``, or None for a missing or unknown token."""
         if not token:
             return None
+        self._refresh()
         digest = hash_token(token)
-        for known, tenant in self._tenants.items():
-            if hmac.compare_digest(known, digest):
-                return tenant
-        return None
+        found = None
+        for table in (self._tenants, self._from_file):  # the file's line wins
+            for known, tenant in table.items():
+                if hmac.compare_digest(known, digest):
+                    found = tenant
+        return found
 
     @classmethod
     def load(cls, path: str | Path, hashes: Mapping[str, str] | None = None) -> TokenTable:
         """A token file (``<sha256 hex> <tenant>`` per line, ``#`` comments) plus ``hashes``."""
         table = cls(hashes)
-        for n, line in enumerate(Path(path).read_text().splitlines(), 1):
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            parts = line.split()
-            if len(parts) != 2:
-                raise TokenFileError(f"{path}:{n}: expected '<sha256 hex> <tenant>', got {line!r}")
-            try:
-                table.add_hash(parts[0], parts[1])
-            except ValueError as exc:
-                raise TokenFileError(f"{path}:{n}: {exc}") from None
+        table._path = Path(path)
+        table._stamp = _stamp(table._path)
+        table._from_file = _read_token_file(table._path)
         return table
+
+    def _refresh(self) -> None:
+        if self._path is None:
+            return
+        try:
+            stamp = _stamp(self._path)
+        except OSError:
+            return  # gone for a moment (replaced by an editor): keep what it gave
+        if stamp == self._stamp:
+            return
+        self._stamp = stamp
+        try:
+            self._from_file = _read_token_file(self._path)
+        except (TokenFileError, OSError, UnicodeDecodeError) as exc:
+            log.warning("the token file no longer reads; its earlier tokens stay: %s", exc)
+
+
+def _digest(digest: str) -> str:
+    m = _HEX.fullmatch(digest.strip().lower())
+    if m is None:
+        raise TokenFileError(
+            f"{digest[:12]!r}... is not a sha256 hex digest; store hashes, not tokens "
+            "(voxmem token TENANT --file FILE makes one)"
+        )
+    return m.group(1)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_mtime_ns, st.st_size
+
+
+def _read_token_file(path: Path) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise TokenFileError(f"{path}:{n}: expected '<sha256 hex> <tenant>', got {line!r}")
+        try:
+            out[_digest(parts[0])] = check_tenant(parts[1])
+        except ValueError as exc:
+            raise TokenFileError(f"{path}:{n}: {exc}") from None
+    return out
 
 
 def bearer(authorization: str | None, subprotocols: str | None) -> str | None:

@@ -31,6 +31,29 @@ def test_token_prints_a_token_and_stores_only_its_hash(tmp_path: Path) -> None:
     assert TokenTable.load(file).tenant(token + "x") is None
 
 
+def test_a_token_file_changed_while_serving_counts_from_the_next_request(
+    tmp_path: Path,
+) -> None:
+    """``voxmem token`` run beside a running server: the new token is accepted without
+    a restart, a removed line is refused, and a file that no longer reads keeps the
+    tokens it last gave."""
+    file = tmp_path / "tokens.txt"
+
+    def make(tenant: str) -> str:
+        result = CliRunner().invoke(app, ["token", tenant, "--file", str(file)])
+        return str(result.stdout.strip().splitlines()[0])
+
+    first = make("acme")
+    table = TokenTable.load(file)
+    assert table.tenant(first) == "acme"
+    second = make("globex")
+    assert table.tenant(second) == "globex" and len(table) == 2
+    file.write_text(file.read_text().splitlines()[1] + "\n")  # the first token revoked
+    assert table.tenant(first) is None and table.tenant(second) == "globex"
+    file.write_text("not a token line at all\n")
+    assert table.tenant(second) == "globex"  # unreadable: the last good tokens stay
+
+
 def test_token_refuses_a_bad_tenant(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["token", "not a tenant", "--file", str(tmp_path / "t")])
     assert result.exit_code == 1 and "TenantRequired" in result.output
