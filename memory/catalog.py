@@ -1061,7 +1061,8 @@ def _speaker(conn: sqlite3.Connection, tenant: str, ref: str) -> Speaker:
     ).fetchone()
     if row is None:
         raise UnknownSpeaker(
-            f"tenant {tenant!r} has no speaker {ref!r}; list them with voxmem speakers list --tenant ..."
+            f"tenant {tenant!r} has no speaker {ref!r}; "
+            "list them with voxmem speakers list --tenant ..."
         )
     return _row_to_speaker(row)
 

@@ -115,7 +115,8 @@ class _Reads:
         for spk in [s for s in known if s.id == ref] + [s for s in known if s.name == ref]:
             return spk
         raise UnknownSpeaker(
-            f"tenant {tenant!r} has no speaker {ref!r}; list them with voxmem speakers list --tenant ..."
+            f"tenant {tenant!r} has no speaker {ref!r}; "
+            "list them with voxmem speakers list --tenant ..."
         )
 
 
