@@ -47,6 +47,33 @@ class VerifyReport:
             or self.unfinished_forgets
         )
 
+    def describe(self) -> str:
+        """The report in words: what differed, and whether it was repaired."""
+        found = [
+            *(
+                f"{n} {space} entries missing from the index"
+                for space, n in self.missing_in_index.items()
+                if n
+            ),
+            *(
+                f"{n} {space} entries in the index with no turn"
+                for space, n in self.extra_in_index.items()
+                if n
+            ),
+        ]
+        if self.missing_audio:
+            found.append(f"{len(self.missing_audio)} turns with no audio file")
+        if self.orphan_audio:
+            found.append(f"{self.orphan_audio} audio files of no turn")
+        if self.unfinished_forgets:
+            found.append(f"{self.unfinished_forgets} unfinished forgets")
+        if not found:
+            return "consistent: the catalog, the audio files and the index agree"
+        what = "; ".join(found)
+        if self.repaired:
+            return f"found and repaired: {what}"
+        return f"found: {what} (run voxmem verify without --no-repair to repair)"
+
 
 class Maintenance:
     def __init__(

@@ -130,6 +130,7 @@ def test_a_damaged_index_is_one_line_and_rebuild_fresh_restores_it(
     assert code == 0 and "indexed 2 segment(s)" in output, output
     code, output = _run(["verify", "--no-repair"], copy)
     assert code == 0, output  # the catalog, the audio and the rebuilt index agree
+    assert "consistent" in output and "repaired" not in output, output
     code, output = _run(["sessions", "-t", "acme"], copy)
     assert code == 0 and "s1" in output and "s2" in output, output
 
@@ -231,3 +232,15 @@ def test_recall_prints_the_plans_notices_and_follows_the_planner_setting(tmp_pat
     )
     assert code == 0, output
     assert "note (fallback)" in output and "the trained planner read it" in output
+
+
+def test_a_verify_report_says_what_differed_and_whether_it_was_repaired() -> None:
+    from voxmem.memory.maintenance import VerifyReport
+
+    report = VerifyReport(missing_in_index={"text": 2, "style": 0}, orphan_audio=1)
+    text = report.describe()
+    assert "2 text entries missing from the index" in text and "style" not in text
+    assert "1 audio files of no turn" in text and "to repair" in text
+    report.repaired = True
+    assert report.describe().startswith("found and repaired:")
+    assert VerifyReport(repaired=True).describe().startswith("consistent")

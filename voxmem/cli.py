@@ -366,7 +366,7 @@ def verify(
 ) -> None:
     """Compare the catalog, the audio files and the index."""
     report = _call(lambda: _memory(data_dir).verify(repair=repair))
-    console.print(report)
+    console.print(report.describe())
     if not report.ok and not repair:
         raise typer.Exit(1)
 
