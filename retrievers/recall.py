@@ -20,7 +20,7 @@ once the memory knows them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,7 @@ from voxmem.memory.records import Segment, UnknownSpeaker
 from voxmem.memory.store import AudioMemory
 from voxmem.retrievers import lexical
 from voxmem.retrievers.instruction import InstructionParser
-from voxmem.retrievers.plan import ATTRIBUTES, RetrievalPlan
+from voxmem.retrievers.plan import ATTRIBUTES, Constraint, PlanNotice, RetrievalPlan
 from voxmem.retrievers.reference import Reference
 from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS
 from voxmem.settings import PlannerSettings
@@ -153,6 +153,7 @@ def recall(
         raise ValueError(f"k must be 1 or more (got {k}): how many turns to return")
     params = params or FusionParams()
     names = memory.speaker_names(tenant) if pool is None else []
+    parsed = plan is None
     plan = plan or (parser or default_parser(memory)).parse(
         instruction, reference is not None, names
     )
@@ -177,7 +178,25 @@ def recall(
         named = next(
             (s for s in memory.speakers(tenant) if plan.speaker.value in (s.name, s.id)), None
         )
-        filters["speaker"] = named.id if named else plan.speaker.value
+        if named is None and parsed and pool is None and not names:
+            # with no voice named yet, the planner takes any name it hears for a speaker:
+            # a name no voice has is searched as everyone, as beside known names
+            value = plan.speaker.value
+            plan = replace(
+                plan,
+                speaker=Constraint(),
+                notices=(
+                    *plan.notices,
+                    PlanNotice(
+                        "unknown_speaker",
+                        f"{value!r} is not a known speaker (no voice has a name yet; name "
+                        "one with voxmem speakers name); searched everyone",
+                        asked=value,
+                    ),
+                ),
+            )
+        else:
+            filters["speaker"] = named.id if named else plan.speaker.value
     clauses: list[dict[str, Any]] = [{k_: v} for k_, v in filters.items()]
     if plan.time.after is not None:
         clauses.append({"created_at": {"$gte": plan.time.after}})

@@ -804,3 +804,25 @@ def test_reference_clips_go_to_the_reference_transcriber_and_a_bad_variant_says_
     # tiny.en hears English only: a memory in another language refuses it
     with pytest.raises(ValueError, match="reads English only"):
         Settings(asr={"reference_variant": "tiny.en", "language": "de"})
+
+
+def test_a_name_no_voice_has_searches_everyone_and_says_so(memory: AudioMemory) -> None:
+    """With no voice named yet, "what did Zelda say" finds no Zelda: it searches
+    everyone with an unknown_speaker notice, as it does beside named voices."""
+    alice, bob = _voice(memory, 1), _voice(memory, 2)
+    stored = memory.add_segments(
+        [
+            _turn(memory, "the budget is due on friday", alice, 11),
+            _turn(memory, "we should book the train tonight", bob, 13),
+        ],
+        tenant="t",
+        session="s",
+    )
+    result = recall(memory, "t", "what did Zelda say about the budget?")
+    assert [n.kind for n in result.plan.notices] == ["unknown_speaker"]
+    assert result.plan.notices[0].asked.lower() == "zelda"
+    assert result.plan.speaker.mode == "any"
+    assert result.turns[0].segment.transcript == "the budget is due on friday"
+    memory.name_speaker("t", stored[1].speaker_id, "Bob")
+    result = recall(memory, "t", "what did Zelda say about the budget?")
+    assert "unknown_speaker" in [n.kind for n in result.plan.notices] and result.turns
