@@ -38,7 +38,11 @@ def _labels(labels: dict[str, float] | None) -> str:
     return f"{top[0]} {top[1]:.2f}"
 
 
-def _print_turn(console: Console, line: Line, ex: Exchange) -> dict[str, Any]:
+def _print_turn(
+    console: Console, line: Line, ex: Exchange, meant: str | None = None
+) -> dict[str, Any]:
+    """Print one exchange; ``meant``: the stored words of the turn its question asks
+    for (as the ASR heard them), which the first recalled turn should be."""
     t = ex.transcription or {}
     who = VOICE_NAMES.get(line.voice or "", "?")
     style, env = _labels(t.get("style")), _labels(t.get("environment"))
@@ -73,7 +77,9 @@ def _print_turn(console: Console, line: Line, ex: Exchange) -> dict[str, Any]:
     want = line.expect.get("hit")
     found = None
     if want:
-        found = bool(hits) and want in str(hits[0].get("transcript", "")).lower()
+        # the asked-for turn is the one that said it, however the ASR spelled the word
+        top = str(hits[0].get("transcript", "")) if hits else None
+        found = top is not None and (top == meant or want in top.lower())
         console.print(
             f"  [dim]asked for '{want}': "
             f"{'[green]found it first[/]' if found else '[red]not the first recalled turn[/]'}[/]"
@@ -96,6 +102,8 @@ async def _conversation(
     console: Console, url: str, token: str, clips: dict[int, Any]
 ) -> list[dict[str, Any]]:
     turns = []
+    #: (the script's words, the words stored for them) of every line so far
+    stored: list[tuple[str, str]] = []
     for session, lines in groupby(enumerate(SCRIPT), key=lambda il: il[1].session):
         console.rule(f"session '{session}'")
         async with Caller(url, token, f"demo-{session}") as caller:
@@ -111,10 +119,16 @@ async def _conversation(
                         json.dumps({"type": "conversation.item.create", "item": item})
                     )
                     console.print(f"[bold]agent[/] (earlier): {escape(line.text)}")
+                    stored.append((line.text, line.text))
                     continue
                 pcm, bounds = clips[i]
                 ex = await exchange(caller, pcm, bounds, timeout=300)
-                turns.append(_print_turn(console, line, ex))
+                want = str(line.expect.get("hit") or "").lower()
+                meant = next(
+                    (heard for text, heard in stored if want and want in text.lower()), None
+                )
+                turns.append(_print_turn(console, line, ex, meant))
+                stored.append((line.text, str(turns[-1]["heard"] or "")))
                 await asyncio.sleep(0.5)
     return turns
 
