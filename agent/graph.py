@@ -325,8 +325,9 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
             # question's words, and are no answer either
             meta |= await asyncio.to_thread(agent.unanswered_replies, tenant)
 
-        async def search(extra: int) -> list[Any]:
-            # ``extra`` more candidates and results, for the skipped turns among them
+        async def search(extra: int) -> tuple[list[Any], int]:
+            # ``extra`` more candidates and results, for the skipped turns among them;
+            # the turns kept, and how many skipped turns the results held
             params = FusionParams(candidates=FusionParams().candidates + extra)
             result = await asyncio.to_thread(
                 recall,
@@ -338,24 +339,29 @@ async def recall_node(state: AgentState, runtime: Runtime[TurnContext]) -> dict[
                 k=look + extra,
                 params=params,
             )
-            return [t for t in result.turns if t.segment.id not in meta][:look]
+            kept = [t for t in result.turns if t.segment.id not in meta]
+            return kept[:look], len(result.turns) - len(kept)
 
         # a tenant's skipped turns grow with every request to the memory: the search
-        # makes room for a few of them, and for all only when too few turns were left
+        # makes room for a few of them, and for all when that room was filled (skipped
+        # turns may then have crowded others out) or too few turns were left
         extra = min(len(meta), META_ROOM)
-        found = await search(extra)
-        if len(found) < look and extra < len(meta):
-            found = await search(len(meta))
+        found, skipped = await search(extra)
+        if extra < len(meta) and (len(found) < look or skipped >= extra):
+            found, _ = await search(len(meta))
         if r.tentative:
             # only a statement that holds the question's words answers it, in recall's
             # order; none, and the question is chat
             found = [t for t in found if memory_holds(r.terms, [t.segment.transcript])]
         kept = found[:k]
-        # a statement holding some of the question's words may not answer it ("where
-        # does my sister live?" and "my sister is called Anna"): the reply says so
-        ctx.partial = bool(
-            r.tentative and kept and not memory_holds(r.terms, [kept[0].segment.transcript], 1.0)
-        )
+        if r.tentative:
+            # a statement holding every word of the question first; one holding only some
+            # may not answer it ("where does my sister live?" and "my sister is called
+            # Anna"), and the reply says so
+            kept.sort(key=lambda t: not memory_holds(r.terms, [t.segment.transcript], 1.0))
+            ctx.partial = bool(
+                kept and not memory_holds(r.terms, [kept[0].segment.transcript], 1.0)
+            )
         if r.intent == "forget":
             kept = _worth_forgetting(kept)
         hits = agent.describe_hits(tenant, kept)

@@ -38,14 +38,15 @@ class TokenTable:
     """Which tenant each token belongs to. One loaded from a token file reads the file
     again when it changes, so a token added (``voxmem token``) or removed while a server
     runs counts from the next connection; a file that no longer reads keeps the tokens
-    it last gave, with a warning in the log."""
+    it last gave, with a warning in the log, and a deleted file gives none."""
 
     def __init__(self, hashes: Mapping[str, str] | None = None) -> None:
         self._tenants: dict[str, str] = {}
         for digest, tenant in (hashes or {}).items():
             self.add_hash(digest, tenant)
         self._path: Path | None = None
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[int, ...] | None = None
+        self._unended: tuple[int, ...] | None = None
         self._from_file: dict[str, str] = {}
 
     def __len__(self) -> int:
@@ -85,14 +86,33 @@ class TokenTable:
             return
         try:
             stamp = _stamp(self._path)
-        except OSError:
-            return  # gone for a moment (replaced by an editor): keep what it gave
+        except FileNotFoundError:
+            if self._from_file:
+                log.warning("the token file %s is gone: its tokens are refused", self._path)
+            self._from_file, self._stamp = {}, None  # deleted: no token of it counts
+            return
+        except OSError as exc:
+            log.warning("the token file cannot be read; its earlier tokens stay: %s", exc)
+            return
         if stamp == self._stamp:
+            return
+        try:
+            text = self._path.read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            log.warning("the token file no longer reads; its earlier tokens stay: %s", exc)
+            self._stamp = stamp
+            return
+        if text and not text.endswith("\n"):
+            # a line being written (or saved with no newline after it): read again at
+            # the next request, and counted once the line ends
+            if stamp != self._unended:
+                self._unended = stamp
+                log.warning("the token file's last line has no newline; it counts once ended")
             return
         self._stamp = stamp
         try:
-            self._from_file = _read_token_file(self._path)
-        except (TokenFileError, OSError, UnicodeDecodeError) as exc:
+            self._from_file = _parse_token_file(self._path, text)
+        except TokenFileError as exc:
             log.warning("the token file no longer reads; its earlier tokens stay: %s", exc)
 
 
@@ -106,14 +126,20 @@ def _digest(digest: str) -> str:
     return m.group(1)
 
 
-def _stamp(path: Path) -> tuple[int, int]:
+def _stamp(path: Path) -> tuple[int, ...]:
+    # the inode and the change time too: a file put back with its old modification
+    # time (cp -p, rsync -t), or changed within one tick at the same size, is seen
     st = path.stat()
-    return st.st_mtime_ns, st.st_size
+    return st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size
 
 
 def _read_token_file(path: Path) -> dict[str, str]:
+    return _parse_token_file(path, path.read_text())
+
+
+def _parse_token_file(path: Path, text: str) -> dict[str, str]:
     out: dict[str, str] = {}
-    for n, line in enumerate(path.read_text().splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue

@@ -52,6 +52,22 @@ def test_a_token_file_changed_while_serving_counts_from_the_next_request(
     assert table.tenant(first) is None and table.tenant(second) == "globex"
     file.write_text("not a token line at all\n")
     assert table.tenant(second) == "globex"  # unreadable: the last good tokens stay
+    # a line still being written (no newline yet) is not read: "acme-eu" cut to "acme"
+    # must not give the token another tenant
+    digest = hash_token(first)
+    file.write_text(f"{digest} acme")
+    assert table.tenant(first) is None and table.tenant(second) == "globex"
+    file.write_text(f"{digest} acme-eu\n")
+    assert table.tenant(first) == "acme-eu"
+    # the same size, the modification time put back: still seen
+    import os
+
+    before = file.stat()
+    file.write_text(f"{hash_token(second)} acme-eu\n")
+    os.utime(file, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert table.tenant(second) == "acme-eu" and table.tenant(first) is None
+    file.unlink()  # deleted: none of its tokens counts
+    assert table.tenant(second) is None
 
 
 def test_token_refuses_a_bad_tenant(tmp_path: Path) -> None:
