@@ -49,7 +49,7 @@ class VerifyReport:
 
     def describe(self) -> str:
         """The report in words: what differed, and whether it was repaired."""
-        found = [
+        fixable = [
             *(
                 f"{n} {space} entries missing from the index"
                 for space, n in self.missing_in_index.items()
@@ -61,18 +61,33 @@ class VerifyReport:
                 if n
             ),
         ]
-        if self.missing_audio:
-            found.append(f"{len(self.missing_audio)} turns with no audio file")
         if self.orphan_audio:
-            found.append(f"{self.orphan_audio} audio files of no turn")
+            fixable.append(f"{self.orphan_audio} audio files of no turn")
+        # what verify cannot repair: a lost file, a forget for its own request to finish
+        lasting = []
+        if self.missing_audio:
+            lasting.append(
+                f"{len(self.missing_audio)} turns with no audio file (restore the audio "
+                "folder from a backup, or forget those turns)"
+            )
         if self.unfinished_forgets:
-            found.append(f"{self.unfinished_forgets} unfinished forgets")
-        if not found:
+            lasting.append(
+                f"{self.unfinished_forgets} unfinished forgets (ask the same forget again "
+                "to finish it)"
+            )
+        if not fixable and not lasting:
             return "consistent: the catalog, the audio files and the index agree"
-        what = "; ".join(found)
-        if self.repaired:
-            return f"found and repaired: {what}"
-        return f"found: {what} (run voxmem verify without --no-repair to repair)"
+        parts = []
+        if fixable:
+            what = "; ".join(fixable)
+            parts.append(
+                f"repaired: {what}"
+                if self.repaired
+                else f"found: {what} (run voxmem verify without --no-repair to repair)"
+            )
+        if lasting:
+            parts.append("not repaired: " + "; ".join(lasting))
+        return ". ".join(parts)
 
 
 class Maintenance:

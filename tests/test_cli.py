@@ -242,5 +242,8 @@ def test_a_verify_report_says_what_differed_and_whether_it_was_repaired() -> Non
     assert "2 text entries missing from the index" in text and "style" not in text
     assert "1 audio files of no turn" in text and "to repair" in text
     report.repaired = True
-    assert report.describe().startswith("found and repaired:")
+    assert report.describe().startswith("repaired:")
     assert VerifyReport(repaired=True).describe().startswith("consistent")
+    # a lost audio file is never called repaired
+    lost = VerifyReport(missing_audio=["seg_1"], repaired=True).describe()
+    assert lost.startswith("not repaired: 1 turns with no audio file"), lost
