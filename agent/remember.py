@@ -200,11 +200,7 @@ class MetaLedger:
 
     def unanswered(self, tenant: str) -> set[str]:
         """The tenant's replies to questions the memory held no answer to."""
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT segment_id FROM unanswered_replies WHERE tenant = ?", (tenant,)
-            ).fetchall()
-        return {r[0] for r in rows}
+        return self._segments("unanswered_replies", tenant)
 
     def citing(self, tenant: str, cited: Sequence[str]) -> set[str]:
         """Stored answers that quoted any of ``cited``."""
@@ -219,9 +215,12 @@ class MetaLedger:
         return {r[0] for r in rows}
 
     def ids(self, tenant: str) -> set[str]:
+        return self._segments("meta_turns", tenant)
+
+    def _segments(self, table: str, tenant: str) -> set[str]:
         with self._lock:
             rows = self._conn.execute(
-                "SELECT segment_id FROM meta_turns WHERE tenant = ?", (tenant,)
+                f"SELECT segment_id FROM {table} WHERE tenant = ?", (tenant,)
             ).fetchall()
         return {r[0] for r in rows}
 
