@@ -244,7 +244,7 @@ class LocalLLMResponder:
             from voxmem.agent.llm import local_model_dir
 
             directory = local_model_dir(self.settings)
-            torch.set_num_threads(self.settings.threads)
+            torch.set_num_threads(self.settings.torch_threads)
             self._tokenizer = AutoTokenizer.from_pretrained(str(directory))
             self._model = AutoModelForCausalLM.from_pretrained(str(directory))
             self._model.eval()

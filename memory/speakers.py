@@ -53,13 +53,24 @@ def best_match(
 
 
 def match_or_create(
-    tx: CatalogWrite, tenant: str, voiceprint: np.ndarray, seconds: float, params: SpeakerParams
+    tx: CatalogWrite,
+    tenant: str,
+    voiceprint: np.ndarray,
+    seconds: float,
+    params: SpeakerParams,
+    known: list[Speaker] | None = None,
 ) -> str:
-    """The id of the known speaker this voiceprint belongs to, or of a new one."""
-    match = best_match(tx.speakers(tenant), voiceprint, params)
+    """The id of the known speaker this voiceprint belongs to, or of a new one.
+
+    ``known``: the tenant's speakers as read earlier in this transaction, kept up to
+    date here (a new speaker is appended, a matched one updated in place), so a batch
+    of turns reads the speakers once rather than once per turn."""
+    known = tx.speakers(tenant) if known is None else known
+    match = best_match(known, voiceprint, params)
     if match is None:
         spk = new_speaker(tenant, voiceprint, n=1)
         tx.put_speaker(spk)
+        known.append(spk)
         return spk.id
     if seconds >= params.min_update_seconds:
         n = match.n_segments

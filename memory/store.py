@@ -498,16 +498,20 @@ class AudioMemory:
                 tx.register_spaces(sizes, names)
             tx.ensure_tenant(tenant, now)
             tx.add_recording(recording)
+            known: list[Speaker] | None = None  # read once, on the first turn to match
             for seg, turn in zip(segments, turns, strict=True):
                 if speaker_id is not None:
                     seg.speaker_id = tx.speaker(tenant, speaker_id).id
                 else:
+                    if known is None:
+                        known = tx.speakers(tenant)
                     seg.speaker_id = speaker_ops.match_or_create(
                         tx,
                         tenant,
                         seg.vectors["speaker"],
                         turn.end - turn.start,
                         self.speaker_params,
+                        known,
                     )
                 tx.add_segment(seg, self.files.relative(tenant, seg.id))
 

@@ -319,12 +319,14 @@ class Encoded:
 class WordEncoder:
     """The project's MiniLM, read out per word as well as per sentence."""
 
-    def __init__(self, threads: int = 2) -> None:
+    def __init__(self, threads: int | None = None) -> None:
         from voxmem.models import Role, resolve
         from voxmem.settings import Settings, TextSettings
 
         # the MiniLM the weights were trained on, whatever text encoder the memory uses
-        model = resolve(Role.TEXT, Settings(text=TextSettings(backend="minilm")))
+        settings = Settings(text=TextSettings(backend="minilm"))
+        model = resolve(Role.TEXT, settings)
+        threads = threads or settings.torch_threads
 
         def load() -> Any:
             import torch

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -505,3 +508,34 @@ def test_style_vectors_and_labels(settings: Settings, clip_cache: ClipCache) -> 
     rel = enc.embed_relative([clip("sad")], baseline)
     assert rel.shape == (1, 88)
     assert not np.allclose(rel[0], enc.embed([clip("sad")])[0])
+
+
+_TORCH_THREADS = """
+import torch
+from voxmem.memory.encoders.factory import text_encoder
+from voxmem.retrievers.planner import WordEncoder
+from voxmem.settings import Settings
+before = torch.get_num_threads()
+text_encoder(Settings()).queries(["the budget"])
+after_text = torch.get_num_threads()
+WordEncoder().encode(["what did she say about the budget"])
+print(before, after_text, torch.get_num_threads())
+"""
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("asked", [1, 2])
+def test_torch_runs_on_the_threads_the_settings_name(asked: int) -> None:
+    """torch keeps one thread count per process: the text encoder and the planner's
+    encoder both leave it at ``VOXMEM_TORCH_THREADS``, whatever torch chose itself."""
+    env = {**os.environ, "VOXMEM_TORCH_THREADS": str(asked)}
+    env.pop("OMP_NUM_THREADS", None)
+    out = subprocess.run(
+        [sys.executable, "-c", _TORCH_THREADS],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout.split()
+    assert out[1:] == [str(asked), str(asked)], out

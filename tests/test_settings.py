@@ -83,3 +83,14 @@ def test_asr_language_reaches_the_transcriber(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("VOXMEM_ASR__LANGUAGE", "en")
     factory.transcriber(Settings())
     assert seen["language"] == "en"
+
+
+def test_torch_threads_default_to_one_and_are_read_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert Settings().torch_threads == 1
+    monkeypatch.setenv("VOXMEM_TORCH_THREADS", "3")
+    assert Settings().torch_threads == 3 and Settings().threads == 2
+    monkeypatch.setenv("VOXMEM_TORCH_THREADS", "0")
+    with pytest.raises(ValidationError, match="torch_threads"):
+        Settings()

@@ -536,6 +536,45 @@ def test_speakers_match_name_enroll_merge_split(memory: AudioMemory) -> None:
         memory.split_speaker("t", "alice", ["seg_nope"])
 
 
+def test_a_batch_matches_its_turns_to_speakers_as_one_turn_at_a_time_does(
+    memory: AudioMemory,
+) -> None:
+    """A batch reads the tenant's speakers once and keeps them up to date itself: a new
+    voice in its first turn is the speaker of its later turns, and every assignment and
+    centroid is what storing the turns one by one gives."""
+    from voxmem.memory.records import NewSegment
+
+    rng = np.random.default_rng(11)
+    voices = [rng.standard_normal(memory.perception.dims["speaker"]) for _ in range(3)]
+    order = [0, 1, 0, 2, 1, 0, 2, 2]
+
+    def turn(i: int, voice: int) -> NewSegment:
+        vecs = vectors(memory, 100 + i)
+        noisy = voices[voice] + 0.2 * rng.standard_normal(len(voices[voice]))
+        vecs["speaker"] = (noisy / np.linalg.norm(noisy)).astype(np.float32)
+        return NewSegment(tone(300 + 50 * voice, 2.0), f"turn {i}", vecs)
+
+    turns = [turn(i, v) for i, v in enumerate(order)]
+    known = turn(99, 1)  # a voice the catalog holds before the batch
+    before = {t: memory.add_segments([known], tenant=t, session="before")[0] for t in ("b", "o")}
+    batch = memory.add_segments(turns, tenant="b", session="s")
+    single = [memory.add_segments([t], tenant="o", session="s")[0] for t in turns]
+
+    def partition(segs: Sequence[object]) -> list[int]:
+        first: dict[str | None, int] = {}
+        return [first.setdefault(s.speaker_id, len(first)) for s in segs]  # type: ignore[attr-defined]
+
+    assert partition(batch) == partition(single) == [0, 1, 0, 2, 1, 0, 2, 2]
+    assert batch[1].speaker_id == before["b"].speaker_id  # matched to the stored voice
+    assert single[1].speaker_id == before["o"].speaker_id
+    by_id = {t: {s.id: s for s in memory.speakers(t)} for t in ("b", "o")}
+    assert len(by_id["b"]) == len(by_id["o"]) == 3
+    for b, o in zip(batch, single, strict=True):
+        got, want = by_id["b"][b.speaker_id or ""], by_id["o"][o.speaker_id or ""]
+        assert got.n_segments == want.n_segments
+        np.testing.assert_allclose(got.centroid, want.centroid, atol=1e-6)
+
+
 # --- bad input --------------------------------------------------------------------------
 
 

@@ -51,7 +51,8 @@ def doctor(
     console.print(table)
     console.print(
         f"data dir {settings.data_dir}  cache {settings.cache_dir}  "
-        f"chroma {settings.chroma.mode}  threads {settings.threads}  "
+        f"chroma {settings.chroma.mode}  threads {settings.threads} "
+        f"(torch {settings.torch_threads})  "
         f"downloads {'allowed' if settings.allow_downloads else 'off'}"
     )
     failed = [r for r in reports if not r.ok]

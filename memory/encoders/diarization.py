@@ -151,7 +151,7 @@ class PyannoteDiarizer:
 
     name = "pyannote"
 
-    def __init__(self, model: ResolvedModel, speaker: AudioEncoder, threads: int = 2) -> None:
+    def __init__(self, model: ResolvedModel, speaker: AudioEncoder, threads: int = 1) -> None:
         def load() -> Any:
             import torch
             from pyannote.audio import Pipeline

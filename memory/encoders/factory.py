@@ -30,12 +30,12 @@ def speaker_encoder(settings: Settings) -> AudioEncoder:
     if model.backend == "resemblyzer":
         from voxmem.memory.encoders.speaker import ResemblyzerEncoder
 
-        return ResemblyzerEncoder(model, settings.threads)
+        return ResemblyzerEncoder(model, settings.torch_threads)
     if model.backend == "ecapa":
         from voxmem.memory.encoders.speaker import EcapaEncoder
 
         return EcapaEncoder(
-            model, settings.threads, savedir=str(settings.cache_dir / "models" / "ecapa")
+            model, settings.torch_threads, savedir=str(settings.cache_dir / "models" / "ecapa")
         )
     raise _no_backend(Role.SPEAKER, model.backend, "voicefilter-dvector")
 
@@ -45,7 +45,7 @@ def text_encoder(settings: Settings) -> TextEncoder:
     if model.backend == "minilm":
         from voxmem.memory.encoders.text import MiniLMEncoder
 
-        return MiniLMEncoder(model, settings.threads)
+        return MiniLMEncoder(model, settings.torch_threads)
     if model.backend == "e5":
         from voxmem.memory.encoders.text import E5Encoder
 
@@ -109,5 +109,5 @@ def diarizer(settings: Settings) -> Diarizer:
     if model.backend == "clustering":
         return ClusteringDiarizer(voice_activity(settings), speaker_encoder(settings))
     if model.backend == "pyannote":
-        return PyannoteDiarizer(model, speaker_encoder(settings), settings.threads)
+        return PyannoteDiarizer(model, speaker_encoder(settings), settings.torch_threads)
     raise _no_backend(Role.DIARIZATION, model.backend, "clustering")

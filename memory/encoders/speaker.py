@@ -93,7 +93,7 @@ class ResemblyzerEncoder(AudioEncoder):
     dim = 256
     min_seconds = 1.6
 
-    def __init__(self, model: ResolvedModel, threads: int = 2) -> None:
+    def __init__(self, model: ResolvedModel, threads: int = 1) -> None:
         def load() -> Any:
             import torch
             from resemblyzer import VoiceEncoder
@@ -120,7 +120,7 @@ class EcapaEncoder(AudioEncoder):
     name = "ecapa"
     min_seconds = 0.5
 
-    def __init__(self, model: ResolvedModel, threads: int = 2, savedir: str | None = None) -> None:
+    def __init__(self, model: ResolvedModel, threads: int = 1, savedir: str | None = None) -> None:
         def load() -> Any:
             import torch
             from speechbrain.inference.speaker import EncoderClassifier
