@@ -226,7 +226,9 @@ def _labels(encoder: AudioEncoder, clip: Audio, top: int) -> dict[str, float]:
 
 
 def _assign_words(words: Sequence[AsrWord], turns: Sequence[SpeakerTurn]) -> list[list[Word]]:
-    """Each word goes to the turn holding its midpoint, else to the nearest turn."""
+    """Each word goes to the turn holding its midpoint, else to the nearest turn, with
+    its times kept within that turn's span (the turn's clip is all that is stored of it,
+    so a word straddling the edge starts where its turn does)."""
     out: list[list[Word]] = [[] for _ in turns]
     for w in words:
         mid = (w.start + w.end) / 2
@@ -238,5 +240,8 @@ def _assign_words(words: Sequence[AsrWord], turns: Sequence[SpeakerTurn]) -> lis
                 else min(abs(mid - turns[i].start), abs(mid - turns[i].end))
             ),
         )
-        out[best].append(Word(w.text, w.start, w.end, w.probability))
+        turn = turns[best]
+        start = min(max(w.start, turn.start), turn.end)
+        end = max(min(w.end, turn.end), start)
+        out[best].append(Word(w.text, start, end, w.probability))
     return out

@@ -217,6 +217,12 @@ def test_recall_prints_the_plans_notices_and_follows_the_planner_setting(tmp_pat
             transcript="the budget is due friday",
             vectors={s: v / np.linalg.norm(v) for s, v in vecs.items()},
         )
+        [spk] = m.speakers("acme")
+        m.name_speaker("acme", spk.id, "dana")
+    code, output = _run(["recall", "what was said about the budget", "-t", "acme"], tmp_path)
+    assert code == 0, output
+    row = next(line for line in output.splitlines() if "budget is due" in line)
+    assert "dana" in row and spk.id not in row  # the voice by its name, not its id
     ask = ["recall", "予算について何と言いましたか", "-t", "acme"]
     code, output = _run(ask, tmp_path)
     assert code == 0, output

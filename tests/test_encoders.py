@@ -64,6 +64,32 @@ def test_fake_text_encoder_shares_words() -> None:
         enc.queries("one string")  # type: ignore[arg-type]
 
 
+def test_words_go_to_their_turn_with_times_inside_its_span() -> None:
+    """A word goes to the turn holding its midpoint (else the nearest), and its times are
+    kept within that turn: its clip is all that is stored of the turn."""
+    from voxmem.memory.encoders.asr import Word as AsrWord
+    from voxmem.memory.encoders.diarization import SpeakerTurn
+    from voxmem.memory.perception import _assign_words
+
+    turns = [SpeakerTurn(1.0, 3.0, "a", np.zeros(4)), SpeakerTurn(3.5, 6.0, "b", np.zeros(4))]
+    heard = [
+        AsrWord("straddles", 0.8, 1.6, 0.9),  # starts before the first turn
+        AsrWord("inside", 1.7, 2.2, 0.9),
+        AsrWord("across", 2.9, 3.5, 0.9),  # midpoint in the gap, nearer the first turn
+        AsrWord("past", 5.8, 6.4, 0.9),  # ends after the second turn
+        AsrWord("after", 6.5, 6.9, 0.9),  # wholly after every turn
+    ]
+    got = _assign_words(heard, turns)
+    assert [[w.text for w in ws] for ws in got] == [
+        ["straddles", "inside", "across"],
+        ["past", "after"],
+    ]
+    assert [(w.start, w.end) for w in got[0]] == [(1.0, 1.6), (1.7, 2.2), (2.9, 3.0)]
+    assert [(w.start, w.end) for w in got[1]] == [(5.8, 6.0), (6.0, 6.0)]
+    for turn, words in zip(turns, got, strict=True):
+        assert all(turn.start <= w.start <= w.end <= turn.end for w in words)
+
+
 # --- real backends on shipped weights ------------------------------------------------
 
 

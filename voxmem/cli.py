@@ -401,6 +401,9 @@ def recall(
     console.print(f"plan: {result.plan.describe()}")
     for notice in result.plan.notices:  # what the planner could not do as asked
         console.print(f"[yellow]note ({notice.kind}):[/] {escape(notice.message)}", highlight=False)
+    # a named voice by its name; the score is the fused standing among the candidates
+    # (z-scores averaged: 0 is the candidates' mean), so it can be below zero
+    names = {s.id: s.name for s in _call(lambda: memory.speakers(tenant))} if result.turns else {}
     table = Table()
     for col in ("rank", "score", "speaker", "session", "time", "transcript", "evidence"):
         table.add_column(col, overflow="fold")
@@ -412,7 +415,7 @@ def recall(
         table.add_row(
             str(i),
             f"{hit.score:.2f}",
-            seg.speaker_id or "-",
+            names.get(seg.speaker_id or "") or seg.speaker_id or "-",
             seg.session,
             f"{seg.start:.1f}-{seg.end:.1f}",
             seg.transcript,
