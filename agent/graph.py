@@ -228,6 +228,7 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str, A
             "speaker": r.speaker,
             "time": r.time,
             "name": r.name,
+            "introduces": r.introduces,
             "plan": r.plan.describe() if r.plan else None,
             "why": r.why,
             "tentative": r.tentative,
@@ -453,6 +454,15 @@ async def respond(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str,
     update: dict[str, Any] = {}
     action: str | None = state.get("heard", {}).get("problem") or ctx.action
     name = state.get("speaker_name")
+    opened: str | None = None  # what naming the voice a turn opens with says
+    if r.introduces and r.intent != "name" and ctx.voice is not None:
+        said = await asyncio.to_thread(_name_action, agent, ctx, state, r.introduces)
+        if said.startswith("Nice to meet you"):
+            name = r.introduces
+            update["speaker_name"] = name
+            opened = f"Nice to meet you, {name}."
+        elif not said.startswith("Yes, I know you"):
+            opened = said  # known as someone else, or the name is another voice's
     if r.intent == "name" and r.name:
         action = await asyncio.to_thread(_name_action, agent, ctx, state, r.name)
         if ctx.voice is not None and action.startswith("Nice to meet you"):
@@ -500,7 +510,12 @@ async def respond(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str,
     greeting = None
     greeted = list(state.get("greeted") or [])
     sid = state.get("speaker_id")
-    if r.intent == "name" and name and name not in greeted:
+    if opened is not None:
+        greeting = opened
+        if name and name not in greeted:
+            greeted.append(name)
+            update["greeted"] = greeted
+    elif r.intent == "name" and name and name not in greeted:
         greeted.append(name)  # introduced in this session: no welcome back
         update["greeted"] = greeted
     elif sid and name and name not in greeted:

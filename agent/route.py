@@ -427,6 +427,10 @@ class Route:
     #: said" with no Carlos): the name as heard, "" when the planner gave none; None
     #: when whose words are meant is known ("what I said to Anna" is the asker's)
     unknown_speaker: str | None = None
+    #: a name the turn opens with before asking or saying something else ("This is
+    #: Marco speaking, I disagree.", "Hi, I'm Dana. What did Ben say?"): the voice is
+    #: named as a self-introduction names it, and the rest is routed on its own
+    introduces: str | None = None
 
     @property
     def needs_memory(self) -> bool:
@@ -465,6 +469,13 @@ class Router:
                 return Route("confirm", why="confirmation")
             if _DENY.search(clean) and len(words) <= 6:
                 return Route("deny", why="refusal")
+
+        opening = _opening_introduction(raw)
+        if opening is not None and opening[0].lower() != self.agent_name.lower():
+            rest = self.route(opening[1], speaker_names, pending_confirmation)
+            if rest.intent == "name":  # "Hi, I'm Dana. My name is Dana."
+                return rest
+            return replace(rest, introduces=opening[0], why=f"{rest.why}; opens with a name")
 
         name = _introduced_name(raw)
         if name and name.lower() == self.agent_name.lower():
@@ -640,6 +651,28 @@ def _names_in(text: str, names: Sequence[str]) -> list[str]:
         if re.search(rf"(?<![\w-]){re.escape(n.lower())}(?:'s)?(?![\w-])", text):
             found.append(n)
     return found
+
+
+_OPENING = re.compile(
+    r"^(?:(?i:hi|hello|hey)[,!]?\s+)?(?:(?i:it's|it is|this is)\s+(?P<a>[A-Z][a-z]+)"
+    r"(?:\s+(?i:here|speaking|again|calling|on the line))?|(?i:i'm|i am|my name is|"
+    r"my name's)\s+(?P<b>[A-Z][a-z]+))\s*[,.!;:]+\s*(?P<rest>\S.*)$"
+)
+
+
+def _opening_introduction(raw: str) -> tuple[str, str] | None:
+    """The name a turn opens with and what it says after ("This is Marco speaking, I
+    disagree." -> ("Marco", "I disagree.")); None when it opens with no introduction or
+    says nothing after it. The name must be followed by punctuation, as the ASR writes
+    a pause: "I'm Dana and ..." is not read as one."""
+    m = _OPENING.match(raw)
+    if m is None:
+        return None
+    name = m.group("a") or m.group("b")
+    rest = m.group("rest").strip()
+    if not _plausible_name(name) or not re.search(r"\w", rest):
+        return None
+    return name, rest
 
 
 def _introduced_name(raw: str) -> str | None:

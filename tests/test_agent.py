@@ -467,6 +467,40 @@ async def test_introductions_never_rename_or_merge_voices(tmp_path: Path) -> Non
         assert named == {"Dana", "Vox"}
 
 
+async def test_a_turn_that_opens_with_a_name_names_the_voice_and_is_answered(
+    tmp_path: Path,
+) -> None:
+    """ "This is Marco speaking, <statement>" names the voice and keeps the statement;
+    "Hi, I'm Dana. <question>" names the voice and answers the question."""
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+        text = "This is Marco speaking, the budget should come from the sales team."
+        r = await agent.turn("acme", "s", audio=said(asr, MARCO, text))
+        assert r.intent == "chat" and r.reply.startswith("Nice to meet you, Marco.")
+        agent.flush()
+        marco = [s for s in agent.memory.speakers("acme") if s.name == "Marco"]
+        assert len(marco) == 1
+        r = await agent.turn(
+            "acme", "s", audio=said(asr, DANA, "Hi, I'm Dana. What did Marco say about the budget?")
+        )
+        assert r.intent == "recall" and r.reply.startswith("Nice to meet you, Dana.")
+        assert r.hits and r.hits[0].speaker_name == "Marco" and "sales team" in r.reply
+        agent.flush()
+        assert {s.name for s in agent.memory.speakers("acme") if s.name} == {"Marco", "Dana", "Vox"}
+        # a voice already named keeps its name; the question is still answered
+        r = await agent.turn(
+            "acme",
+            "s",
+            audio=said(asr, DANA, "This is Priya, what did Marco say about the budget?"),
+        )
+        assert "I know your voice as Dana" in r.reply and "sales team" in r.reply
+        # typed words carry no voice: nothing is named, the question is answered
+        r = await agent.turn("acme", "s", text="I'm Zoe. What did Marco say about the budget?")
+        assert "sales team" in r.reply and "Zoe" not in r.reply
+        agent.flush()
+        assert "Zoe" not in {s.name for s in agent.memory.speakers("acme")}
+
+
 async def test_typed_i_is_nobody_in_particular(tmp_path: Path) -> None:
     agent, asr = make_agent(tmp_path)
     async with agent:

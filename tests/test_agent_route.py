@@ -77,6 +77,25 @@ def test_names_come_from_a_self_introduction(router: Router) -> None:
     assert router.route("I'm sorry", NAMES).intent != "name"
 
 
+def test_a_turn_opening_with_a_name_is_routed_by_what_follows(router: Router) -> None:
+    r = router.route("This is Marco speaking, I disagree with the budget.", NAMES)
+    assert (r.intent, r.introduces, r.name) == ("chat", "Marco", None)
+    r = router.route("Hi, I'm Priya. What did Dana say about the budget?", NAMES)
+    assert (r.intent, r.introduces, r.speaker) == ("recall", "Priya", "Dana")
+    r = router.route("My name is Priya; forget what I said about the train.", NAMES)
+    assert (r.intent, r.introduces, r.speaker) == ("forget", "Priya", "self")
+    # no opening introduction: a day, a possessive, the agent's own name, no pause
+    for text in (
+        "It's Monday, what did I say?",
+        "This is Ben's test, right?",
+        "Hello, this is Vox, hi.",
+        "I'm Dana and I like trains.",
+        "I'm Dana.",
+    ):
+        assert router.route(text, NAMES).introduces is None, text
+    assert router.route("Hi, I'm Dana. My name is Dana.", NAMES).intent == "name"
+
+
 def test_style_and_environment_become_targets(router: Router) -> None:
     r = router.route("When did Dana sound sad?", NAMES)
     assert r.intent == "recall" and r.plan is not None
