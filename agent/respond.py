@@ -238,13 +238,13 @@ class LocalLLMResponder:
         with self._lock:
             if self._model is not None:
                 return
-            import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             from voxmem.agent.llm import local_model_dir
+            from voxmem.memory.encoders.base import use_torch_threads
 
+            use_torch_threads(self.settings.torch_threads)  # the one-off conversion too
             directory = local_model_dir(self.settings)
-            torch.set_num_threads(self.settings.torch_threads)
             self._tokenizer = AutoTokenizer.from_pretrained(str(directory))
             self._model = AutoModelForCausalLM.from_pretrained(str(directory))
             self._model.eval()

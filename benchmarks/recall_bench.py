@@ -73,7 +73,11 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
         "recall",
         f"{size:,} generated segments, real query encoders",
         ["query", "n", "p50_ms", "p95_ms", "target_p95_ms"],
-        meta={"versions": versions("chromadb", "faster-whisper")},
+        meta={
+            "versions": versions("chromadb", "faster-whisper"),
+            "threads": settings.threads,
+            "torch_threads": settings.torch_threads,
+        },
     )
     try:
         memory = AudioMemory(
@@ -202,6 +206,8 @@ def run_recall(*, out: Path, seed: int, quick: bool, console: Console) -> Report
         "Every stored turn has raw style functionals, so style queries are judged against "
         "each speaker's baseline; the live case stores one more turn (untimed) before each "
         "of its queries (" + "; ".join(STYLED) + ").",
+        f"Threads: {settings.threads} per ONNX Runtime / whisper model (VOXMEM_THREADS), "
+        f"torch's {settings.torch_threads} (VOXMEM_TORCH_THREADS).",
         "A new clip misses the encoding cache (keyed by the samples' hash); the same clip "
         "asked about again reuses its encodings and transcript.",
         "Reference ASR: whisper "

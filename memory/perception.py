@@ -26,7 +26,7 @@ from voxmem.memory.encoders.base import (
     TextEncoder,
 )
 from voxmem.memory.encoders.diarization import SpeakerTurn
-from voxmem.memory.records import Word
+from voxmem.memory.records import Word, words_within
 from voxmem.settings import Settings
 
 
@@ -240,8 +240,9 @@ def _assign_words(words: Sequence[AsrWord], turns: Sequence[SpeakerTurn]) -> lis
                 else min(abs(mid - turns[i].start), abs(mid - turns[i].end))
             ),
         )
-        turn = turns[best]
-        start = min(max(w.start, turn.start), turn.end)
-        end = max(min(w.end, turn.end), start)
-        out[best].append(Word(w.text, start, end, w.probability))
+        out[best].extend(
+            words_within(
+                [Word(w.text, w.start, w.end, w.probability)], turns[best].start, turns[best].end
+            )
+        )
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -122,6 +123,17 @@ class Word:
     start: float
     end: float
     probability: float = 1.0
+
+
+def words_within(words: Sequence[Word], start: float, end: float) -> list[Word]:
+    """``words`` with their times kept within ``start``..``end``, the span of the turn
+    they belong to: its clip is all that is stored of it, so a word straddling an edge
+    (or decoded past the clip's end) starts or ends at the edge."""
+    out = []
+    for w in words:
+        a = min(max(float(w.start), start), end)
+        out.append(Word(w.text, a, max(min(float(w.end), end), a), w.probability))
+    return out
 
 
 @dataclass(eq=False)

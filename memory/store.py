@@ -70,6 +70,7 @@ from voxmem.memory.records import (
     WrongDimension,
     check_role,
     check_tenant,
+    words_within,
 )
 from voxmem.memory.speakers import SpeakerParams, space_sums
 from voxmem.settings import Settings
@@ -437,7 +438,8 @@ class AudioMemory:
                 turn_role,
                 None,
                 turn.transcript,
-                list(turn.words),
+                # times within the turn whichever path cut it (diarized, one clip, live)
+                words_within(turn.words, round(float(turn.start), 3), round(float(turn.end), 3)),
                 turn.language,
                 dict(turn.style_labels),
                 dict(turn.environment_labels),

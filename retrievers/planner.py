@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from voxmem.errors import ModelUnavailable, VoxmemError
-from voxmem.memory.encoders.base import l2_normalize, shared_model
+from voxmem.memory.encoders.base import l2_normalize, shared_model, use_torch_threads
 from voxmem.memory.encoders.style import STYLE_VOCABULARY
 from voxmem.retrievers.plan import Constraint, Order, PlanNotice, RetrievalPlan, TimeWindow
 from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS, STYLE_WORDS
@@ -324,15 +324,14 @@ class WordEncoder:
         from voxmem.settings import Settings, TextSettings
 
         # the MiniLM the weights were trained on, whatever text encoder the memory uses
-        settings = Settings(text=TextSettings(backend="minilm"))
-        model = resolve(Role.TEXT, settings)
-        threads = threads or settings.torch_threads
+        model = resolve(Role.TEXT, Settings(text=TextSettings(backend="minilm")))
 
         def load() -> Any:
-            import torch
             from sentence_transformers import SentenceTransformer
 
-            torch.set_num_threads(threads)
+            # None: the count the memory's settings set in this process, else the
+            # environment's (VOXMEM_TORCH_THREADS)
+            use_torch_threads(threads)
             return SentenceTransformer(
                 model.location, device="cpu", local_files_only=model.source != "hub"
             )

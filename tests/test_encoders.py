@@ -537,31 +537,37 @@ def test_style_vectors_and_labels(settings: Settings, clip_cache: ClipCache) -> 
 
 
 _TORCH_THREADS = """
+import sys
 import torch
 from voxmem.memory.encoders.factory import text_encoder
 from voxmem.retrievers.planner import WordEncoder
 from voxmem.settings import Settings
 before = torch.get_num_threads()
-text_encoder(Settings()).queries(["the budget"])
-after_text = torch.get_num_threads()
-WordEncoder().encode(["what did she say about the budget"])
-print(before, after_text, torch.get_num_threads())
+if sys.argv[1] == "planner":  # the planner loads the shared MiniLM first
+    WordEncoder().encode(["what did she say about the budget"])
+else:
+    text_encoder(Settings()).queries(["the budget"])
+print(before, torch.get_num_threads())
 """
 
 
 @pytest.mark.models
-@pytest.mark.parametrize("asked", [1, 2])
-def test_torch_runs_on_the_threads_the_settings_name(asked: int) -> None:
-    """torch keeps one thread count per process: the text encoder and the planner's
-    encoder both leave it at ``VOXMEM_TORCH_THREADS``, whatever torch chose itself."""
+@pytest.mark.parametrize("first", ["planner", "memory"])
+@pytest.mark.parametrize("asked", [1, 3])
+def test_torch_runs_on_the_threads_the_settings_name(first: str, asked: int) -> None:
+    """torch keeps one thread count per process: whichever of the planner's encoder and
+    the memory's text encoder loads the shared MiniLM sets it to ``VOXMEM_TORCH_THREADS``,
+    whatever torch chose itself."""
     env = {**os.environ, "VOXMEM_TORCH_THREADS": str(asked)}
     env.pop("OMP_NUM_THREADS", None)
-    out = subprocess.run(
-        [sys.executable, "-c", _TORCH_THREADS],
+    before, after = subprocess.run(
+        [sys.executable, "-c", _TORCH_THREADS, first],
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
         check=True,
     ).stdout.split()
-    assert out[1:] == [str(asked), str(asked)], out
+    # torch's own choice is the machine's cores: at most one of 1 and 3, so on any
+    # machine one of the two cases shows the setting changing it
+    assert after == str(asked), (before, after)

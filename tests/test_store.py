@@ -537,7 +537,7 @@ def test_speakers_match_name_enroll_merge_split(memory: AudioMemory) -> None:
 
 
 def test_a_batch_matches_its_turns_to_speakers_as_one_turn_at_a_time_does(
-    memory: AudioMemory,
+    memory: AudioMemory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A batch reads the tenant's speakers once and keeps them up to date itself: a new
     voice in its first turn is the speaker of its later turns, and every assignment and
@@ -557,7 +557,18 @@ def test_a_batch_matches_its_turns_to_speakers_as_one_turn_at_a_time_does(
     turns = [turn(i, v) for i, v in enumerate(order)]
     known = turn(99, 1)  # a voice the catalog holds before the batch
     before = {t: memory.add_segments([known], tenant=t, session="before")[0] for t in ("b", "o")}
+    with memory.catalog.write() as tx:
+        write_type = type(tx)
+    reads: list[str] = []
+    real = write_type.speakers
+
+    def counted(self: object, tenant: str) -> list[object]:
+        reads.append(tenant)
+        return real(self, tenant)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(write_type, "speakers", counted)
     batch = memory.add_segments(turns, tenant="b", session="s")
+    assert reads == ["b"]  # once for the batch of eight, not once per turn
     single = [memory.add_segments([t], tenant="o", session="s")[0] for t in turns]
 
     def partition(segs: Sequence[object]) -> list[int]:
@@ -573,6 +584,23 @@ def test_a_batch_matches_its_turns_to_speakers_as_one_turn_at_a_time_does(
         got, want = by_id["b"][b.speaker_id or ""], by_id["o"][o.speaker_id or ""]
         assert got.n_segments == want.n_segments
         np.testing.assert_allclose(got.centroid, want.centroid, atol=1e-6)
+
+
+def test_stored_word_times_stay_within_the_turn(memory: AudioMemory) -> None:
+    """Whichever path cut the turn (here a caller's words, as the live listener hands
+    over words shifted by the speech it trimmed), its words are stored within its span."""
+    from voxmem.memory.records import Word
+
+    words = [Word("early", -0.3, 0.2), Word("middle", 0.5, 0.9), Word("late", 1.3, 1.9)]
+    seg = memory.add_segment(
+        tone(300, 1.5), tenant="t", session="s", transcript="early middle late", words=words
+    )
+    stored = memory.get("t", seg.id).words
+    assert [(w.text, w.start, w.end) for w in stored] == [
+        ("early", 0.0, 0.2),
+        ("middle", 0.5, 0.9),
+        ("late", 1.3, 1.5),
+    ]
 
 
 # --- bad input --------------------------------------------------------------------------

@@ -387,6 +387,7 @@ def recall(
 ) -> None:
     """Recall stored turns by instruction, with the evidence for each."""
     from voxmem.audio import write_wav
+    from voxmem.memory.records import UnknownTenant
     from voxmem.retrievers.recall import recall as do_recall
 
     if write_audio is not None and write_audio.exists() and not write_audio.is_dir():
@@ -401,9 +402,12 @@ def recall(
     console.print(f"plan: {result.plan.describe()}")
     for notice in result.plan.notices:  # what the planner could not do as asked
         console.print(f"[yellow]note ({notice.kind}):[/] {escape(notice.message)}", highlight=False)
-    # a named voice by its name; the score is the fused standing among the candidates
-    # (z-scores averaged: 0 is the candidates' mean), so it can be below zero
-    names = {s.id: s.name for s in _call(lambda: memory.speakers(tenant))} if result.turns else {}
+    # a named voice by its name (its id if the tenant went meanwhile); the score is the
+    # hit's standing among the candidates (their z-scores fused), so it can be below zero
+    try:
+        names = {s.id: s.name for s in memory.speakers(tenant)} if result.turns else {}
+    except UnknownTenant:
+        names = {}
     table = Table()
     for col in ("rank", "score", "speaker", "session", "time", "transcript", "evidence"):
         table.add_column(col, overflow="fold")

@@ -376,9 +376,10 @@ def run_probes(
         run.throughput()
     run.report.timings["total_s"] = time.perf_counter() - start
     run.report.meta["threads"] = settings.threads
+    run.report.meta["torch_threads"] = settings.torch_threads
     run.report.notes += [
         "Throughput is wall seconds per second of audio on the configured threads "
-        f"({settings.threads}); lower is faster.",
+        f"({settings.threads}; torch's {settings.torch_threads}); lower is faster.",
         "Style and environment accuracy: nearest class mean (cosine), prototypes from "
         f"{', '.join(TRAIN_VOICES)}, tested on {', '.join(TEST_VOICES)}.",
         "Speaker-relative style: each speaker's mean functionals over their clips in the task "

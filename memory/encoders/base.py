@@ -27,6 +27,30 @@ def shared_model(kind: str, location: str, load: Callable[[], T]) -> T:
         return model
 
 
+_TORCH_THREADS: int | None = None
+
+
+def use_torch_threads(threads: int | None = None) -> int:
+    """Set torch's thread count, which torch keeps per process (a thread that has already
+    run torch keeps the count it had), and return it. ``None``: the count set last by
+    voxmem in this process (an application's ``Settings(torch_threads=...)``, applied
+    when its models loaded), else ``VOXMEM_TORCH_THREADS``. Every voxmem loader of a
+    torch model calls this, so a component with no settings of its own (the planner's
+    encoder) follows the memory's."""
+    global _TORCH_THREADS
+    import torch
+
+    if threads is None:
+        if _TORCH_THREADS is None:
+            from voxmem.settings import Settings
+
+            _TORCH_THREADS = Settings().torch_threads
+        threads = _TORCH_THREADS
+    _TORCH_THREADS = threads
+    torch.set_num_threads(threads)
+    return threads
+
+
 def l2_normalize(x: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (zero rows stay zero)."""
     x = np.asarray(x, dtype=np.float32)

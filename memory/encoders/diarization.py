@@ -16,7 +16,12 @@ from typing import Any, Protocol
 import numpy as np
 
 from voxmem.audio import Audio
-from voxmem.memory.encoders.base import AudioEncoder, l2_normalize, shared_model
+from voxmem.memory.encoders.base import (
+    AudioEncoder,
+    l2_normalize,
+    shared_model,
+    use_torch_threads,
+)
 from voxmem.memory.encoders.vad import SileroVad, SpeechRegion
 from voxmem.memory.encoders.windows import window_starts
 from voxmem.models import ResolvedModel
@@ -153,10 +158,9 @@ class PyannoteDiarizer:
 
     def __init__(self, model: ResolvedModel, speaker: AudioEncoder, threads: int = 1) -> None:
         def load() -> Any:
-            import torch
             from pyannote.audio import Pipeline
 
-            torch.set_num_threads(threads)
+            use_torch_threads(threads)
             return Pipeline.from_pretrained(model.location)
 
         self._pipeline = shared_model("pyannote-pipeline", model.location, load)

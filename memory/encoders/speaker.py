@@ -15,7 +15,12 @@ from typing import Any
 import numpy as np
 
 from voxmem.audio import Audio
-from voxmem.memory.encoders.base import AudioEncoder, l2_normalize, shared_model
+from voxmem.memory.encoders.base import (
+    AudioEncoder,
+    l2_normalize,
+    shared_model,
+    use_torch_threads,
+)
 from voxmem.models import ResolvedModel
 
 
@@ -95,10 +100,9 @@ class ResemblyzerEncoder(AudioEncoder):
 
     def __init__(self, model: ResolvedModel, threads: int = 1) -> None:
         def load() -> Any:
-            import torch
             from resemblyzer import VoiceEncoder
 
-            torch.set_num_threads(threads)
+            use_torch_threads(threads)
             return VoiceEncoder(device="cpu", weights_fpath=model.path, verbose=False)
 
         self._model = shared_model("resemblyzer", model.location, load)
@@ -122,10 +126,9 @@ class EcapaEncoder(AudioEncoder):
 
     def __init__(self, model: ResolvedModel, threads: int = 1, savedir: str | None = None) -> None:
         def load() -> Any:
-            import torch
             from speechbrain.inference.speaker import EncoderClassifier
 
-            torch.set_num_threads(threads)
+            use_torch_threads(threads)
             return EncoderClassifier.from_hparams(
                 source=model.location,
                 savedir=savedir,

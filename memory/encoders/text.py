@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from voxmem.memory.encoders.base import TextEncoder, shared_model
+from voxmem.memory.encoders.base import TextEncoder, shared_model, use_torch_threads
 from voxmem.models import ResolvedModel
 
 
@@ -20,10 +20,9 @@ class MiniLMEncoder(TextEncoder):
 
     def __init__(self, model: ResolvedModel, threads: int = 1) -> None:
         def load() -> Any:
-            import torch
             from sentence_transformers import SentenceTransformer
 
-            torch.set_num_threads(threads)
+            use_torch_threads(threads)
             return SentenceTransformer(
                 model.location, device="cpu", local_files_only=model.source != "hub"
             )
