@@ -571,3 +571,27 @@ def test_torch_runs_on_the_threads_the_settings_name(first: str, asked: int) -> 
     # torch's own choice is the machine's cores: at most one of 1 and 3, so on any
     # machine one of the two cases shows the setting changing it
     assert after == str(asked), (before, after)
+
+
+_PLANNER_FOLLOWS = """
+import torch
+from voxmem.memory.encoders.base import use_torch_threads
+from voxmem.retrievers.planner import WordEncoder
+use_torch_threads(3)  # as a memory built with Settings(torch_threads=3) loads its models
+WordEncoder().encode(["what did she say"])
+print(torch.get_num_threads())
+"""
+
+
+@pytest.mark.models
+def test_the_planner_follows_the_count_the_memory_set_not_the_environment() -> None:
+    env = {**os.environ, "VOXMEM_TORCH_THREADS": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", _PLANNER_FOLLOWS],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout.split()
+    assert out == ["3"]
