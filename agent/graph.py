@@ -457,12 +457,13 @@ async def respond(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str,
     opened: str | None = None  # what naming the voice a turn opens with says
     if r.introduces and r.intent != "name" and ctx.voice is not None:
         said = await asyncio.to_thread(_name_action, agent, ctx, state, r.introduces)
+        # said in passing: only a new name is answered; a voice known by another name,
+        # or a name another voice has, is left unsaid (the turn may not be an
+        # introduction at all) and changes nothing
         if said.startswith("Nice to meet you"):
             name = r.introduces
             update["speaker_name"] = name
             opened = f"Nice to meet you, {name}."
-        elif not said.startswith("Yes, I know you"):
-            opened = said  # known as someone else, or the name is another voice's
     if r.intent == "name" and r.name:
         action = await asyncio.to_thread(_name_action, agent, ctx, state, r.name)
         if ctx.voice is not None and action.startswith("Nice to meet you"):

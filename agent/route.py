@@ -23,6 +23,7 @@ pools written apart from them.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -220,6 +221,31 @@ _NOT_NAME_WORDS = frozenset(
         "catholic",
         "vegan",
         "vegetarian",
+        # holidays, titles and words for a group, never one voice's name
+        "christmas",
+        "easter",
+        "halloween",
+        "thanksgiving",
+        "hanukkah",
+        "diwali",
+        "ramadan",
+        "eid",
+        "mr",
+        "mrs",
+        "ms",
+        "miss",
+        "dr",
+        "prof",
+        "professor",
+        "doctor",
+        "sir",
+        "madam",
+        "us",
+        "we",
+        "everyone",
+        "everybody",
+        "nobody",
+        "someone",
     ]
 )
 _NOT_NAMES = frozenset(
@@ -453,7 +479,10 @@ class Router:
         text: str,
         speaker_names: Sequence[str] = (),
         pending_confirmation: bool = False,
+        opens: bool = True,
     ) -> Route:
+        """``opens``: look for an introduction the turn opens with (the rest after one
+        is routed with False: one opening per turn)."""
         raw = " ".join(text.replace("’", "'").split())
         low = raw.lower()
         clean = _FILLERS.sub("", low).strip(" ,")
@@ -470,9 +499,13 @@ class Router:
             if _DENY.search(clean) and len(words) <= 6:
                 return Route("deny", why="refusal")
 
-        opening = _opening_introduction(raw)
+        opening = _opening_introduction(raw, self.agent_name, speaker_names) if opens else None
         if opening is not None and opening[0].lower() != self.agent_name.lower():
-            rest = self.route(opening[1], speaker_names, pending_confirmation)
+            rest = self.route(opening[1], speaker_names, pending_confirmation, opens=False)
+            again = rest.name or _introduced_name(opening[1])
+            if again and again != opening[0]:
+                # "I'm Dana. I'm Marco.": two names for one voice name neither
+                return Route("chat", why="two different names")
             if rest.intent == "name":  # "Hi, I'm Dana. My name is Dana."
                 return rest
             return replace(rest, introduces=opening[0], why=f"{rest.why}; opens with a name")
@@ -653,24 +686,61 @@ def _names_in(text: str, names: Sequence[str]) -> list[str]:
     return found
 
 
-_OPENING = re.compile(
-    r"^(?:(?i:hi|hello|hey)[,!]?\s+)?(?:(?i:it's|it is|this is)\s+(?P<a>[A-Z][a-z]+)"
-    r"(?:\s+(?i:here|speaking|again|calling|on the line))?|(?i:i'm|i am|my name is|"
-    r"my name's)\s+(?P<b>[A-Z][a-z]+))\s*[,.!;:]+\s*(?P<rest>\S.*)$"
+#: what follows an introduction that presents someone else ("I'm Anna, she said",
+#: "It's Ben, right? What did he say?")
+_ABOUT_SOMEONE = re.compile(
+    r"^(?i:he|she|they|him|his|her|their|them|right|isn't|who|whose|and he|and she)\b"
 )
+#: ... and, after "it's / this is NAME" with no "here" or "speaking", what presents a
+#: person, place or thing ("This is Marco, my colleague.", "This is Paris, the city")
+_PRESENTS = re.compile(r"^(?i:my|our|your|the|a|an|it|its|this|that|is|was)\b")
 
 
-def _opening_introduction(raw: str) -> tuple[str, str] | None:
+@functools.lru_cache(maxsize=8)
+def _opening_pattern(agent_name: str) -> re.Pattern[str]:
+    """An introduction the turn opens with: "I'm / my name is NAME" after an optional
+    greeting, or "it's / this is NAME" with a greeting before it or "here", "speaking"
+    after it (alone, "This is Marco, ..." may present someone else), or "NAME here";
+    the greeting may name the agent ("Hey Vox, it's Dana here.")."""
+    agent = re.escape(agent_name)
+    hi = rf"(?:(?i:hi|hello|hey|ok|okay)(?:,?\s+{agent})?[,!.]?\s+|{agent}[,!]\s+)"
+    tag = r"\s+(?i:here|speaking|again|calling|now|on the line)"
+    return re.compile(
+        rf"^(?:{hi}(?i:it's|it is|this is)\s+(?P<a>[A-Z][a-z]+)(?P<tagged>{tag})?"
+        rf"|(?:{hi})?(?i:it's|it is|this is)\s+(?P<d>[A-Z][a-z]+){tag}"
+        rf"|(?:{hi})?(?i:i'm|i am|my name is|my name's)\s+(?P<b>[A-Z][a-z]+)"
+        rf"|(?:{hi})?(?P<c>[A-Z][a-z]+){tag})"
+        r"\s*[,.!;:]+\s*(?P<rest>\S.*)$"
+    )
+
+
+def _opening_introduction(
+    raw: str, agent_name: str = "Vox", known: Sequence[str] = ()
+) -> tuple[str, str] | None:
     """The name a turn opens with and what it says after ("This is Marco speaking, I
-    disagree." -> ("Marco", "I disagree.")); None when it opens with no introduction or
-    says nothing after it. The name must be followed by punctuation, as the ASR writes
-    a pause: "I'm Dana and ..." is not read as one."""
-    m = _OPENING.match(raw)
-    if m is None:
+    disagree." -> ("Marco", "I disagree.")); None when it opens with no introduction,
+    says nothing after it, or goes on about someone else ("This is Marco, he's new").
+    The name must be followed by punctuation, as the ASR writes a pause: "I'm Dana and
+    ..." is not read as one. Lower-case ASR text counts only for a known voice's name."""
+    pattern = _opening_pattern(agent_name)
+    m = pattern.match(raw)
+    if m is not None:
+        name: str | None = m.group("a") or m.group("b") or m.group("c") or m.group("d")
+        if not _plausible_name(name or ""):
+            return None
+    else:
+        # lower-case ASR text, read with every word capitalised (the same length)
+        m = pattern.match(re.sub(r"[a-z]+", lambda w: w.group(0).capitalize(), raw))
+        if m is None:
+            return None
+        heard = m.group("a") or m.group("b") or m.group("c") or m.group("d")
+        name = next((n for n in known if n.lower() == heard.lower()), None)
+        if name is None:
+            return None
+    rest = raw[m.start("rest") :].strip()
+    if not re.search(r"\w", rest) or _ABOUT_SOMEONE.match(rest):
         return None
-    name = m.group("a") or m.group("b")
-    rest = m.group("rest").strip()
-    if not _plausible_name(name) or not re.search(r"\w", rest):
+    if m.group("a") and not m.group("tagged") and _PRESENTS.match(rest):
         return None
     return name, rest
 
@@ -688,6 +758,8 @@ def _introduced_name(raw: str) -> str | None:
             return m2.group(1).capitalize()
         return None
     name = m.group("a") or m.group("b") or m.group("c")
+    if _ABOUT_SOMEONE.match(raw[m.end() :].lstrip(" ,.;:!?")):
+        return None  # "I'm Anna, she said": someone else's words
     return name if _plausible_name(name) else None
 
 

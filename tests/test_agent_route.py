@@ -84,16 +84,41 @@ def test_a_turn_opening_with_a_name_is_routed_by_what_follows(router: Router) ->
     assert (r.intent, r.introduces, r.speaker) == ("recall", "Priya", "Dana")
     r = router.route("My name is Priya; forget what I said about the train.", NAMES)
     assert (r.intent, r.introduces, r.speaker) == ("forget", "Priya", "self")
-    # no opening introduction: a day, a possessive, the agent's own name, no pause
+    r = router.route("Hey Vox, it's Priya here. What did Marco say about the budget?", NAMES)
+    assert (r.intent, r.introduces, r.speaker) == ("recall", "Priya", "Marco")
+    r = router.route("Priya here, what did Marco say about the budget?", NAMES)
+    assert (r.introduces, r.speaker) == ("Priya", "Marco")
+    # lower-case ASR text: only a name some voice has
+    r = router.route("this is dana speaking, what did marco say about the budget?", NAMES)
+    assert (r.introduces, r.speaker) == ("Dana", "Marco")
+    assert router.route("this is zed speaking, what did marco say?", NAMES).introduces is None
+    # no opening introduction: a day, a holiday, a title, a possessive, the agent's own
+    # name, no pause, someone else presented ("This is Marco, he's ..."), a place
     for text in (
         "It's Monday, what did I say?",
+        "It's Christmas, what did Ben say about presents?",
+        "Hi, I'm Dr. Patel, what did Ben say?",
         "This is Ben's test, right?",
         "Hello, this is Vox, hi.",
         "I'm Dana and I like trains.",
         "I'm Dana.",
+        "This is Marco, my colleague.",
+        "Hey, this is Marco, he's new here.",
+        "It's Ben, right? What did he say?",
+        "This is Paris, the city I love.",
+        "I'm Anna, she said, and then she left.",
     ):
         assert router.route(text, NAMES).introduces is None, text
+    assert router.route("Hi, I'm Mr. Jones.", NAMES).intent != "name"
+    assert router.route("I'm Anna, she said, and then she left.", NAMES).intent != "name"
     assert router.route("Hi, I'm Dana. My name is Dana.", NAMES).intent == "name"
+    # two names for one voice name neither
+    for text in ("I'm Dana. I'm Marco.", "I'm Dana. I'm Priya. What did Ben say?"):
+        r = router.route(text, NAMES)
+        assert r.introduces is None and r.intent != "name", text
+    # a long run of introductions is one opening, not a recursion per name
+    r = router.route("I'm Dana. " * 2000 + "What did Marco say?", NAMES)
+    assert r.introduces == "Dana" and r.why.count("opens with a name") == 1
 
 
 def test_style_and_environment_become_targets(router: Router) -> None:
