@@ -276,6 +276,8 @@ class LocalLLMResponder:
 
         worker = threading.Thread(target=generate, daemon=True)
         worker.start()
+        if prompt.greeting:  # the rules' greeting, once the model has loaded
+            yield prompt.greeting + " "
         iterator = iter(streamer)
         sentinel = object()
         while True:
@@ -320,6 +322,8 @@ class OpenAIResponder:
             raise ResponderUnavailable(
                 f"the chat endpoint did not answer ({type(exc).__name__}: {exc})"
             ) from exc
+        if prompt.greeting:  # the rules' greeting, once the endpoint has answered
+            yield prompt.greeting + " "
         try:
             async for event in response:
                 if event.choices and event.choices[0].delta and event.choices[0].delta.content:

@@ -246,6 +246,35 @@ _NOT_NAME_WORDS = frozenset(
         "everybody",
         "nobody",
         "someone",
+        # words that open a sentence before "here" or "again" ("Same here", "Look
+        # here", "Hello again"), never a name
+        "same",
+        "look",
+        "listen",
+        "stop",
+        "over",
+        "right",
+        "come",
+        "out",
+        "up",
+        "in",
+        "from",
+        "once",
+        "thanks",
+        "thank",
+        "hello",
+        "hi",
+        "hey",
+        "okay",
+        "ok",
+        "seriously",
+        "wait",
+        "sign",
+        "click",
+        "start",
+        "go",
+        "get",
+        "near",
     ]
 )
 _NOT_NAMES = frozenset(
@@ -503,7 +532,7 @@ class Router:
         if opening is not None and opening[0].lower() != self.agent_name.lower():
             rest = self.route(opening[1], speaker_names, pending_confirmation, opens=False)
             again = rest.name or _introduced_name(opening[1])
-            if again and again != opening[0]:
+            if again and again != opening[0] and again.lower() != self.agent_name.lower():
                 # "I'm Dana. I'm Marco.": two names for one voice name neither
                 return Route("chat", why="two different names")
             if rest.intent == "name":  # "Hi, I'm Dana. My name is Dana."
@@ -688,12 +717,13 @@ def _names_in(text: str, names: Sequence[str]) -> list[str]:
 
 #: what follows an introduction that presents someone else ("I'm Anna, she said",
 #: "It's Ben, right? What did he say?")
-_ABOUT_SOMEONE = re.compile(
-    r"^(?i:he|she|they|him|his|her|their|them|right|isn't|who|whose|and he|and she)\b"
-)
+_ABOUT_SOMEONE = re.compile(r"^(?i:(?:and )?(?:he|she|they)\b|said\b|says\b)")
 #: ... and, after "it's / this is NAME" with no "here" or "speaking", what presents a
-#: person, place or thing ("This is Marco, my colleague.", "This is Paris, the city")
-_PRESENTS = re.compile(r"^(?i:my|our|your|the|a|an|it|its|this|that|is|was)\b")
+#: person, place or thing ("This is Marco, my colleague.", "This is Paris, the city",
+#: "It's Ben, right?")
+_PRESENTS = re.compile(
+    r"^(?i:my|our|your|his|her|their|the|a|an|it|its|this|that|is|was|right|isn't|who)\b"
+)
 
 
 @functools.lru_cache(maxsize=8)
@@ -703,13 +733,20 @@ def _opening_pattern(agent_name: str) -> re.Pattern[str]:
     after it (alone, "This is Marco, ..." may present someone else), or "NAME here";
     the greeting may name the agent ("Hey Vox, it's Dana here.")."""
     agent = re.escape(agent_name)
-    hi = rf"(?:(?i:hi|hello|hey|ok|okay)(?:,?\s+{agent})?[,!.]?\s+|{agent}[,!]\s+)"
+    agent = rf"(?i:{agent})"
+    hi = (
+        rf"(?:(?i:hi|hello|hey|hi there|hello there|good (?:morning|afternoon|evening))"
+        rf"(?:,?\s+{agent})?[,!.]?\s+|{agent}[,!]\s+)"
+    )
     tag = r"\s+(?i:here|speaking|again|calling|now|on the line)"
+    # a name never ends in "'s" ("I'm Marco's sister" names no one)
+    name = r"[A-Z][a-z]+(?!'s\b)"
     return re.compile(
-        rf"^(?:{hi}(?i:it's|it is|this is)\s+(?P<a>[A-Z][a-z]+)(?P<tagged>{tag})?"
-        rf"|(?:{hi})?(?i:it's|it is|this is)\s+(?P<d>[A-Z][a-z]+){tag}"
-        rf"|(?:{hi})?(?i:i'm|i am|my name is|my name's)\s+(?P<b>[A-Z][a-z]+)"
-        rf"|(?:{hi})?(?P<c>[A-Z][a-z]+){tag})"
+        rf"^(?:{hi}(?i:it's|it is|this is)\s+(?P<a>{name})(?P<tagged>{tag})?"
+        rf"|(?:{hi})?(?i:it's|it is|this is)\s+(?P<d>{name}){tag}"
+        rf"|(?:{hi})?(?i:i'm|i am|my name is|my name's)\s+(?P<b>{name})"
+        # "NAME here," alone: "Once again", "Same here" and "Right now" are no names
+        rf"|(?:{hi})?(?P<c>{name})\s+(?i:here|speaking))"
         r"\s*[,.!;:]+\s*(?P<rest>\S.*)$"
     )
 
@@ -757,7 +794,10 @@ def _introduced_name(raw: str) -> str | None:
         if m2 and _plausible_name(m2.group(1)) and _short_intro(raw):
             return m2.group(1).capitalize()
         return None
-    name = m.group("a") or m.group("b") or m.group("c")
+    group = next(g for g in ("a", "b", "c") if m.group(g))
+    name = m.group(group)
+    if raw[m.end(group) : m.end(group) + 2] == "'s":
+        return None  # "I'm Marco's sister": someone else's name
     if _ABOUT_SOMEONE.match(raw[m.end() :].lstrip(" ,.;:!?")):
         return None  # "I'm Anna, she said": someone else's words
     return name if _plausible_name(name) else None

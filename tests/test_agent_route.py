@@ -111,6 +111,27 @@ def test_a_turn_opening_with_a_name_is_routed_by_what_follows(router: Router) ->
         assert router.route(text, NAMES).introduces is None, text
     assert router.route("Hi, I'm Mr. Jones.", NAMES).intent != "name"
     assert router.route("I'm Anna, she said, and then she left.", NAMES).intent != "name"
+    assert router.route("I'm Marco's sister.", NAMES).intent != "name"
+    # everyday openers before "here", "again" or "now" are no names
+    for text in (
+        "Once again, what did Marco say?",
+        "Thanks again, that helps.",
+        "Hello again, what did Marco say?",
+        "Right now, I need the budget.",
+        "Look here, I disagree.",
+        "Same here, I disagree.",
+        "Same here.",
+    ):
+        r = router.route(text, NAMES)
+        assert r.introduces is None and r.intent != "name", text
+    # a self-introduction that describes oneself still names the voice
+    for text in ("Hi, I'm Priya, who are you?", "I'm Priya, his wife.", "I'm Priya, right?"):
+        r = router.route(text, NAMES)
+        assert "Priya" in (r.name, r.introduces), text
+    r = router.route("Good morning, I'm Priya. What did Ben say?", [*NAMES, "Ben"])
+    assert (r.introduces, r.speaker) == ("Priya", "Ben")
+    r = router.route("Hi, I'm Priya. I'm Vox's new user, what did Ben say?", [*NAMES, "Ben"])
+    assert r.introduces == "Priya"
     assert router.route("Hi, I'm Dana. My name is Dana.", NAMES).intent == "name"
     # two names for one voice name neither
     for text in ("I'm Dana. I'm Marco.", "I'm Dana. I'm Priya. What did Ben say?"):

@@ -578,6 +578,7 @@ import torch
 from voxmem.memory.encoders.base import use_torch_threads
 from voxmem.retrievers.planner import WordEncoder
 use_torch_threads(3)  # as a memory built with Settings(torch_threads=3) loads its models
+torch.set_num_threads(5)  # something else changed it meanwhile
 WordEncoder().encode(["what did she say"])
 print(torch.get_num_threads())
 """

@@ -402,12 +402,16 @@ def recall(
     console.print(f"plan: {result.plan.describe()}")
     for notice in result.plan.notices:  # what the planner could not do as asked
         console.print(f"[yellow]note ({notice.kind}):[/] {escape(notice.message)}", highlight=False)
+
     # a named voice by its name (its id if the tenant went meanwhile); the score is the
     # hit's standing among the candidates (their z-scores fused), so it can be below zero
-    try:
-        names = {s.id: s.name for s in memory.speakers(tenant)} if result.turns else {}
-    except UnknownTenant:
-        names = {}
+    def speaker_names() -> dict[str, str | None]:
+        try:
+            return {s.id: s.name for s in memory.speakers(tenant)}
+        except UnknownTenant:
+            return {}
+
+    names = _call(speaker_names) if result.turns else {}
     table = Table()
     for col in ("rank", "score", "speaker", "session", "time", "transcript", "evidence"):
         table.add_column(col, overflow="fold")

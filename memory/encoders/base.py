@@ -28,6 +28,7 @@ def shared_model(kind: str, location: str, load: Callable[[], T]) -> T:
 
 
 _TORCH_THREADS: int | None = None
+_THREADS_LOCK = threading.Lock()
 
 
 def use_torch_threads(threads: int | None = None) -> int:
@@ -40,15 +41,16 @@ def use_torch_threads(threads: int | None = None) -> int:
     global _TORCH_THREADS
     import torch
 
-    if threads is None:
-        if _TORCH_THREADS is None:
-            from voxmem.settings import Settings
+    with _THREADS_LOCK:  # loads run in threads (the local LLM's outside shared_model)
+        if threads is None:
+            if _TORCH_THREADS is None:
+                from voxmem.settings import Settings
 
-            _TORCH_THREADS = Settings().torch_threads
-        threads = _TORCH_THREADS
-    _TORCH_THREADS = threads
-    torch.set_num_threads(threads)
-    return threads
+                _TORCH_THREADS = Settings().torch_threads
+            threads = _TORCH_THREADS
+        _TORCH_THREADS = threads
+        torch.set_num_threads(threads)
+        return threads
 
 
 def l2_normalize(x: np.ndarray) -> np.ndarray:
