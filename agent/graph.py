@@ -399,7 +399,8 @@ def _as_chat(
     """A tentative route the memory does not answer, made a chat turn: no hits, no
     ``Recalled`` event, and a turn of the conversation like any chat turn. ``searched``:
     the memory was searched and held no answer (the reply is then marked as none)."""
-    ctx.route = Route("chat", why=f"{r.why}; {why}")
+    # an introduction the turn opened with still names the voice
+    ctx.route = Route("chat", why=f"{r.why}; {why}", introduces=r.introduces, rest=r.rest)
     ctx.hits = []
     ctx.unanswered = searched
     route = {
@@ -408,6 +409,7 @@ def _as_chat(
         "speaker": "any",
         "time": None,
         "name": None,
+        "introduces": r.introduces,
         "plan": None,
         "why": ctx.route.why,
         "tentative": False,
@@ -524,7 +526,8 @@ async def respond(state: AgentState, runtime: Runtime[TurnContext]) -> dict[str,
         greeted.append(name)
         update["greeted"] = greeted
     prompt = Prompt(
-        user_text=state.get("transcript", ""),
+        # after an introduction, what follows it is what asks or says something
+        user_text=(r.rest if r.introduces and r.rest else state.get("transcript", "")),
         intent=r.intent,
         speaker_name=name,
         asked_about=r.speaker,

@@ -129,7 +129,8 @@ def attribution(turn: RecalledTurn, prompt: Prompt) -> str:
     verb = "told you" if person == "I" else "said"
     time = when(turn.created_at, prompt.now, turn.session == prompt.session)
     text = turn.transcript.strip().rstrip(".") or "(nothing I could transcribe)"
-    return f'{person} {verb} {time}: "{text}."'
+    end = "" if text.endswith(("?", "!")) else "."  # "...ask?" is quoted as said
+    return f'{person} {verb} {time}: "{text}{end}"'
 
 
 def extractive_reply(prompt: Prompt) -> str:
@@ -322,12 +323,14 @@ class OpenAIResponder:
             raise ResponderUnavailable(
                 f"the chat endpoint did not answer ({type(exc).__name__}: {exc})"
             ) from exc
-        if prompt.greeting:  # the rules' greeting, once the endpoint has answered
-            yield prompt.greeting + " "
+        # the rules' greeting opens the reply with the endpoint's first words: a stream
+        # that fails before any has said nothing, so the extractive reply stands in whole
+        greeting = prompt.greeting + " " if prompt.greeting else ""
         try:
             async for event in response:
                 if event.choices and event.choices[0].delta and event.choices[0].delta.content:
-                    yield event.choices[0].delta.content
+                    yield greeting + event.choices[0].delta.content
+                    greeting = ""
         except openai.OpenAIError as exc:
             raise ResponderUnavailable(f"the chat endpoint failed mid-reply ({exc})") from exc
 

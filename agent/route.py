@@ -486,6 +486,8 @@ class Route:
     #: Marco speaking, I disagree.", "Hi, I'm Dana. What did Ben say?"): the voice is
     #: named as a self-introduction names it, and the rest is routed on its own
     introduces: str | None = None
+    #: with ``introduces``: what the turn says after the introduction
+    rest: str | None = None
 
     @property
     def needs_memory(self) -> bool:
@@ -537,7 +539,15 @@ class Router:
                 return Route("chat", why="two different names")
             if rest.intent == "name":  # "Hi, I'm Dana. My name is Dana."
                 return rest
-            return replace(rest, introduces=opening[0], why=f"{rest.why}; opens with a name")
+            if _SMALL_TALK.fullmatch(opening[1]):
+                # "I'm Dana, nice to meet you.": an introduction and a pleasantry
+                return Route("name", name=opening[0], why="self-introduction")
+            return replace(
+                rest,
+                introduces=opening[0],
+                rest=opening[1],
+                why=f"{rest.why}; opens with a name",
+            )
 
         name = _introduced_name(raw)
         if name and name.lower() == self.agent_name.lower():
@@ -715,6 +725,14 @@ def _names_in(text: str, names: Sequence[str]) -> list[str]:
     return found
 
 
+#: a pleasantry after an introduction ("I'm Dana, nice to meet you."): the turn is
+#: the introduction alone
+_SMALL_TALK = re.compile(
+    r"(?i:(?:and\s+)?(?:it's\s+)?(?:(?:very\s+|so\s+)?(?:nice|good|great|glad|pleased|"
+    r"lovely)\s+to\s+(?:meet|see|talk\s+to)\s+you(?:\s+too)?|how\s+are\s+you(?:\s+doing)?"
+    r"(?:\s+today)?|how's\s+it\s+going|hello(?:\s+there)?|hi(?:\s+there)?|hey|"
+    r"good\s+(?:morning|afternoon|evening)|cheers|pleasure)(?:,?\s+\w+)?\s*[.!?]*)"
+)
 #: what follows an introduction that presents someone else ("I'm Anna, she said",
 #: "It's Ben, right? What did he say?")
 _ABOUT_SOMEONE = re.compile(r"^(?i:(?:and )?(?:he|she|they)\b|said\b|says\b)")
@@ -738,16 +756,16 @@ def _opening_pattern(agent_name: str) -> re.Pattern[str]:
         rf"(?:(?i:hi|hello|hey|hi there|hello there|good (?:morning|afternoon|evening))"
         rf"(?:,?\s+{agent})?[,!.]?\s+|{agent}[,!]\s+)"
     )
-    tag = r"\s+(?i:here|speaking|again|calling|now|on the line)"
+    tag_words = r"(?i:here|speaking|again|calling|now|on the line)"
     # a name never ends in "'s" ("I'm Marco's sister" names no one)
     name = r"[A-Z][a-z]+(?!'s\b)"
     return re.compile(
-        rf"^(?:{hi}(?i:it's|it is|this is)\s+(?P<a>{name})(?P<tagged>{tag})?"
-        rf"|(?:{hi})?(?i:it's|it is|this is)\s+(?P<d>{name}){tag}"
+        rf"^(?:{hi}(?i:it's|it is|this is)\s+(?P<a>{name})(?:\s+(?P<tagged>{tag_words}))?"
+        rf"|(?:{hi})?(?i:it's|it is|this is)\s+(?P<d>{name})\s+(?i:here|speaking)"
         rf"|(?:{hi})?(?i:i'm|i am|my name is|my name's)\s+(?P<b>{name})"
         # "NAME here," alone: "Once again", "Same here" and "Right now" are no names
         rf"|(?:{hi})?(?P<c>{name})\s+(?i:here|speaking))"
-        r"\s*[,.!;:]+\s*(?P<rest>\S.*)$"
+        r"\s*(?P<pause>[,.!;:]+)\s*(?P<rest>\S.*)$"
     )
 
 
@@ -775,10 +793,13 @@ def _opening_introduction(
         if name is None:
             return None
     rest = raw[m.start("rest") :].strip()
-    if not re.search(r"\w", rest) or _ABOUT_SOMEONE.match(rest):
+    if not re.search(r"\w", rest):
         return None
-    if m.group("a") and not m.group("tagged") and _PRESENTS.match(rest):
-        return None
+    if "," in m.group("pause") and _ABOUT_SOMEONE.match(rest):
+        return None  # "I'm Anna, she said": someone else's words
+    strong = (m.group("tagged") or "").lower() in ("here", "speaking")
+    if m.group("a") and not strong and _PRESENTS.match(rest):
+        return None  # "Hi, it's Ben now, right?": may present someone else
     return name, rest
 
 
@@ -798,7 +819,8 @@ def _introduced_name(raw: str) -> str | None:
     name = m.group(group)
     if raw[m.end(group) : m.end(group) + 2] == "'s":
         return None  # "I'm Marco's sister": someone else's name
-    if _ABOUT_SOMEONE.match(raw[m.end() :].lstrip(" ,.;:!?")):
+    after = raw[m.end() :]
+    if after.lstrip().startswith(",") and _ABOUT_SOMEONE.match(after.lstrip(" ,")):
         return None  # "I'm Anna, she said": someone else's words
     return name if _plausible_name(name) else None
 

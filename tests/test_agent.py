@@ -258,6 +258,17 @@ class _StreamingChat(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class _BrokenChat(_StreamingChat):
+    """An endpoint that opens its stream and fails before any words."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write(b"data: {not json\n\n")
+
+
 async def test_an_llm_reply_begins_with_the_rules_greeting_once(tmp_path: Path) -> None:
     """The greeting the rules decide ("Nice to meet you, Zoe.", "Welcome back, Dana.")
     opens an LLM's reply too, once, and an endpoint that is down still falls back to the
@@ -274,12 +285,23 @@ async def test_an_llm_reply_begins_with_the_rules_greeting_once(tmp_path: Path) 
             assert r.reply.startswith("Nice to meet you, Zoe. The weather is fine.")
             assert r.reply.count("Nice to meet you") == 1
             assert not any("extractively" in n for n in r.notes)
-        down = OpenAIResponder("http://127.0.0.1:9/v1", "key", "m", timeout=2.0)
-        agent, asr = make_agent(tmp_path / "down", responder=down)
-        async with agent:
-            r = await agent.turn("acme", "s", audio=said(asr, DANA, text))
-            assert r.reply.count("Nice to meet you, Zoe.") == 1
-            assert any("answered extractively" in n for n in r.notes)
+            agent.flush()
+            r = await agent.turn("acme", "s2", audio=said(asr, DANA, "How are you today?"))
+            assert r.reply.startswith("Welcome back, Zoe. The weather is fine."), r.reply
+        broken = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _BrokenChat)
+        threading.Thread(target=broken.serve_forever, daemon=True).start()
+        for name, endpoint in (
+            ("down", "http://127.0.0.1:9/v1"),
+            ("broken", f"http://127.0.0.1:{broken.server_address[1]}/v1"),
+        ):
+            responder = OpenAIResponder(endpoint, "key", "m", timeout=5.0)
+            agent, asr = make_agent(tmp_path / name, responder=responder)
+            async with agent:
+                r = await agent.turn("acme", "s", audio=said(asr, DANA, text))
+                assert r.reply.count("Nice to meet you, Zoe.") == 1, (name, r.reply)
+                assert "I can answer from what was said" in r.reply, (name, r.reply)
+                assert any("answered extractively" in n for n in r.notes), name
+        broken.shutdown()
     finally:
         server.shutdown()
 
@@ -339,6 +361,19 @@ def test_a_crash_loses_only_queued_turns(tmp_path: Path) -> None:
     assert report.ok, report
     for seg in memory.list("acme"):
         assert memory.audio("acme", seg.id).duration > 0
+
+
+def test_a_quoted_question_keeps_its_own_mark() -> None:
+    import time as _time
+
+    from voxmem.agent.respond import Prompt, RecalledTurn, attribution
+
+    now = _time.time()
+    prompt = Prompt("what did Dana ask?", "recall", session="s", now=now)
+    asked = RecalledTurn("seg_1", "s", "spk", "Dana", "user", "When is it due?", 0, 1, now, 1.0)
+    said_ = RecalledTurn("seg_2", "s", "spk", "Dana", "user", "It is due Friday.", 0, 1, now, 1.0)
+    assert attribution(asked, prompt).endswith('"When is it due?"')
+    assert attribution(said_, prompt).endswith('"It is due Friday."')
 
 
 def test_replies_are_spoken_in_pieces() -> None:
@@ -548,11 +583,23 @@ async def test_a_turn_that_opens_with_a_name_names_the_voice_and_is_answered(
             audio=said(asr, DANA, "This is Priya speaking, what did Marco say about the budget?"),
         )
         assert "sales team" in r.reply and "Priya" not in r.reply
+        # a question the memory holds nothing for still names the voice, and the rest
+        # is answered as if said alone (no second "Hello" after "Nice to meet you")
+        r = await agent.turn(
+            "acme", "s", audio=said(asr, PRIYA, "Hi, I'm Priya. When is the next train?")
+        )
+        assert r.reply.startswith("Nice to meet you, Priya.") and r.intent == "chat"
+        r = await agent.turn("acme", "s", audio=said(asr, 4, "Hello, I'm Zoe. Thanks for that."))
+        assert r.reply.startswith("Nice to meet you, Zoe. You're welcome"), r.reply
+        assert r.reply.count("Hello") == 0
+        agent.flush()
+        assert {"Priya", "Zoe"} <= {s.name for s in agent.memory.speakers("acme")}
         # typed words carry no voice: nothing is named, the question is answered
         r = await agent.turn("acme", "s", text="I'm Zoe. What did Marco say about the budget?")
         assert "sales team" in r.reply and "Zoe" not in r.reply
         agent.flush()
-        assert {s.name for s in agent.memory.speakers("acme") if s.name} == {"Marco", "Dana", "Vox"}
+        named = {s.name for s in agent.memory.speakers("acme") if s.name}
+        assert named == {"Marco", "Dana", "Vox", "Priya", "Zoe"}
 
 
 async def test_typed_i_is_nobody_in_particular(tmp_path: Path) -> None:

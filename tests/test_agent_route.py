@@ -107,6 +107,9 @@ def test_a_turn_opening_with_a_name_is_routed_by_what_follows(router: Router) ->
         "It's Ben, right? What did he say?",
         "This is Paris, the city I love.",
         "I'm Anna, she said, and then she left.",
+        "It's Ben now, right? What did he say?",
+        "Hi, it's Ben now, right? What did he say?",
+        "This is London calling, what did Ben say?",
     ):
         assert router.route(text, NAMES).introduces is None, text
     assert router.route("Hi, I'm Mr. Jones.", NAMES).intent != "name"
@@ -128,6 +131,14 @@ def test_a_turn_opening_with_a_name_is_routed_by_what_follows(router: Router) ->
     for text in ("Hi, I'm Priya, who are you?", "I'm Priya, his wife.", "I'm Priya, right?"):
         r = router.route(text, NAMES)
         assert "Priya" in (r.name, r.introduces), text
+    # an introduction and a pleasantry is an introduction
+    for text in ("Hi, I'm Priya, nice to meet you.", "I'm Priya. How are you today?"):
+        r = router.route(text, NAMES)
+        assert (r.intent, r.name) == ("name", "Priya"), text
+    r = router.route("Hi, I'm Priya. She told me about the budget.", NAMES)
+    assert r.introduces == "Priya"  # after a full stop, "she" is a new sentence
+    r = router.route("Hi, it's Priya again. What did Ben say?", [*NAMES, "Ben"])
+    assert (r.introduces, r.speaker) == ("Priya", "Ben")
     r = router.route("Good morning, I'm Priya. What did Ben say?", [*NAMES, "Ben"])
     assert (r.introduces, r.speaker) == ("Priya", "Ben")
     r = router.route("Hi, I'm Priya. I'm Vox's new user, what did Ben say?", [*NAMES, "Ben"])

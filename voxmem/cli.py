@@ -403,8 +403,7 @@ def recall(
     for notice in result.plan.notices:  # what the planner could not do as asked
         console.print(f"[yellow]note ({notice.kind}):[/] {escape(notice.message)}", highlight=False)
 
-    # a named voice by its name (its id if the tenant went meanwhile); the score is the
-    # hit's standing among the candidates (their z-scores fused), so it can be below zero
+    # a named voice by its name (its id if the tenant went meanwhile)
     def speaker_names() -> dict[str, str | None]:
         try:
             return {s.id: s.name for s in memory.speakers(tenant)}
@@ -422,6 +421,8 @@ def recall(
         )
         table.add_row(
             str(i),
+            # the hit's standing among the candidates (their z-scores fused): below
+            # zero is possible
             f"{hit.score:.2f}",
             names.get(seg.speaker_id or "") or seg.speaker_id or "-",
             seg.session,

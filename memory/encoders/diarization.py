@@ -156,7 +156,9 @@ class PyannoteDiarizer:
 
     name = "pyannote"
 
-    def __init__(self, model: ResolvedModel, speaker: AudioEncoder, threads: int = 1) -> None:
+    def __init__(
+        self, model: ResolvedModel, speaker: AudioEncoder, threads: int | None = None
+    ) -> None:
         def load() -> Any:
             from pyannote.audio import Pipeline
 

@@ -98,7 +98,7 @@ class ResemblyzerEncoder(AudioEncoder):
     dim = 256
     min_seconds = 1.6
 
-    def __init__(self, model: ResolvedModel, threads: int = 1) -> None:
+    def __init__(self, model: ResolvedModel, threads: int | None = None) -> None:
         def load() -> Any:
             from resemblyzer import VoiceEncoder
 
@@ -124,7 +124,9 @@ class EcapaEncoder(AudioEncoder):
     name = "ecapa"
     min_seconds = 0.5
 
-    def __init__(self, model: ResolvedModel, threads: int = 1, savedir: str | None = None) -> None:
+    def __init__(
+        self, model: ResolvedModel, threads: int | None = None, savedir: str | None = None
+    ) -> None:
         def load() -> Any:
             from speechbrain.inference.speaker import EncoderClassifier
 

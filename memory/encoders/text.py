@@ -18,7 +18,7 @@ class MiniLMEncoder(TextEncoder):
     name = "minilm"
     dim = 384
 
-    def __init__(self, model: ResolvedModel, threads: int = 1) -> None:
+    def __init__(self, model: ResolvedModel, threads: int | None = None) -> None:
         def load() -> Any:
             from sentence_transformers import SentenceTransformer
 
