@@ -5,6 +5,7 @@ local LLM and an OpenAI-compatible server as responders."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import socket
 import subprocess
@@ -83,6 +84,17 @@ def test_local_llm_answers_from_the_recalled_turn() -> None:
 
     text = asyncio.run(go())
     assert text.strip()
+    assert "marketing" in text.lower()
+    assert "Welcome back" not in text
+
+    # the rules' greeting opens the model's reply, once
+    greeted = dataclasses.replace(_who_pays(), greeting="Welcome back, Marco.")
+
+    async def again() -> str:
+        return "".join([p async for p in responder.stream(greeted)])
+
+    text = asyncio.run(again())
+    assert text.startswith("Welcome back, Marco. ") and text.count("Welcome back") == 1
     assert "marketing" in text.lower()
 
 
