@@ -536,6 +536,21 @@ def test_style_vectors_and_labels(settings: Settings, clip_cache: ClipCache) -> 
     assert not np.allclose(rel[0], enc.embed([clip("sad")])[0])
 
 
+def _in_child(script: str, torch_threads: int, *args: str) -> list[str]:
+    """What ``script`` prints, run in a fresh process (torch's thread count is per
+    process) with ``VOXMEM_TORCH_THREADS`` set."""
+    env = {**os.environ, "VOXMEM_TORCH_THREADS": str(torch_threads)}
+    env.pop("OMP_NUM_THREADS", None)
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout.split()
+
+
 _TORCH_THREADS = """
 import sys
 import torch
@@ -558,16 +573,7 @@ def test_torch_runs_on_the_threads_the_settings_name(first: str, asked: int) -> 
     """torch keeps one thread count per process: whichever of the planner's encoder and
     the memory's text encoder loads the shared MiniLM sets it to ``VOXMEM_TORCH_THREADS``,
     whatever torch chose itself."""
-    env = {**os.environ, "VOXMEM_TORCH_THREADS": str(asked)}
-    env.pop("OMP_NUM_THREADS", None)
-    before, after = subprocess.run(
-        [sys.executable, "-c", _TORCH_THREADS, first],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    ).stdout.split()
+    before, after = _in_child(_TORCH_THREADS, asked, first)
     # torch's own choice is the machine's cores: at most one of 1 and 3, so on any
     # machine one of the two cases shows the setting changing it
     assert after == str(asked), (before, after)
@@ -586,13 +592,4 @@ print(torch.get_num_threads())
 
 @pytest.mark.models
 def test_the_planner_follows_the_count_the_memory_set_not_the_environment() -> None:
-    env = {**os.environ, "VOXMEM_TORCH_THREADS": "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", _PLANNER_FOLLOWS],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    ).stdout.split()
-    assert out == ["3"]
+    assert _in_child(_PLANNER_FOLLOWS, 1) == ["3"]
