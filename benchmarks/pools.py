@@ -92,6 +92,18 @@ POOLS: dict[str, Pool] = {
     p.name: p
     for p in [
         Pool(
+            "plans/test_v13",
+            "test",
+            "plan",
+            "plans/test_v13.jsonl",
+            sha256="5458f351b204b263e7938c297c8dc2da53ec66c8e47ec1bd588502e7ea6ec1d5",
+            speaker_names=("Ingrid", "Babajide", "Kenji", "Paloma", "Zainab"),
+            note="420 instructions (70 not in English, 46 with a clip attached and unused), "
+            "written blind on 2026-12-07 by a fourth writer after the planner weights "
+            "a0ef283d and ce87459a, frozen before the planner change it scores (learning "
+            "from plans/test_v10, v11 and v12)",
+        ),
+        Pool(
             "plans/test_v12",
             "test",
             "plan",

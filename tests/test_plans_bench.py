@@ -69,6 +69,7 @@ def _sha(pool: Pool) -> str:
 def test_every_test_pool_matches_its_frozen_hash_and_schema() -> None:
     tests = [p for p in POOLS.values() if p.role == "test"]
     assert {p.name for p in tests} >= {
+        "plans/test_v13",
         "plans/test_v10",
         "plans/test_v11",
         "plans/test_v12",
@@ -80,6 +81,7 @@ def test_every_test_pool_matches_its_frozen_hash_and_schema() -> None:
     for pool in [*tests, *retired]:
         assert pool.sha256 == _sha(pool), pool.name
     for name in (
+        "plans/test_v13",
         "plans/test_v12",
         "plans/test_v11",
         "plans/test_v10",
