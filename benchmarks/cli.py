@@ -107,12 +107,13 @@ def train_planner(
         None,
         help="Seed of the generated corpora and of training; the English planner's members "
         "take this seed and the next ones. Default: the shipped weights' seeds (English 0, "
-        "members of seeds 0-2; other languages 2, members of seeds 2-4).",
+        "members of seeds 0-4; other languages 2, members of seeds 2-4).",
     ),
-    members: int = typer.Option(
-        3,
+    members: int | None = typer.Option(
+        None,
         min=1,
-        help="Members of each planner's ensemble, each trained alone with its own seed "
+        help="Members of each planner's ensemble (default: the shipped weights', 5 English "
+        "and 3 for other languages), each trained alone with its own seed "
         "(English: about 3 to 4 minutes each on 2 cores with its corpus's encodings cached, "
         "2 more to encode it; other languages: about 4 minutes each, 2 more to encode its "
         "corpus).",
@@ -170,7 +171,11 @@ def train_planner(
             seed=0 if seed is None else seed,
             out=out or WEIGHTS,
             params=TrainParams(
-                train=train, dev=dev, members=members, dialogue=dialogue, asides=asides
+                train=train,
+                dev=dev,
+                members=members or TrainParams.members,
+                dialogue=dialogue,
+                asides=asides,
             ),
             cache=cache,
         )
@@ -181,7 +186,7 @@ def train_planner(
         train_multilingual(
             seed=2 if seed is None else seed,
             out=other_out or OTHER_WEIGHTS,
-            params=MultiParams(members=members),
+            params=MultiParams(members=members or MultiParams.members),
             cache=cache,
         )
 

@@ -105,35 +105,40 @@ POOLS: dict[str, Pool] = {
         ),
         Pool(
             "plans/test_v12",
-            "test",
+            "train",
             "plan",
             "plans/test_v12.jsonl",
             sha256="adc2cc483f9db0ab21a95f417e0b82e8a31946a0dfac79b61758d86cad6482a7",
             speaker_names=("Margit", "Chinedu", "Akira", "Ximena", "Yasmin"),
             note="420 instructions (70 not in English, 50 with a clip attached and unused), "
             "written blind on 2026-12-06 by a third writer after the planner weights it "
-            "first scored (a0ef283d, ce87459a), frozen before any later planner change",
+            "first scored (a0ef283d, ce87459a), frozen before any later planner change; a "
+            "test pool until its figure was reported (637a9b8); the planners learn from it "
+            "since 2026-12-07 (a train pool: any figure on it is a training figure)",
         ),
         Pool(
             "plans/test_v11",
-            "test",
+            "train",
             "plan",
             "plans/test_v11.jsonl",
             sha256="e2b903eabb72d4f668e29cc7e596b4720a16591d88bcb7a2789067dfc606122c",
             speaker_names=("Sigrid", "Obinna", "Haruto", "Valentina", "Nadia"),
             note="420 instructions (70 not in English, 50 with a clip attached and unused), "
             "written blind on 2026-12-06 by a second writer, apart from plans/test_v10, "
-            "before the planner change they score",
+            "before the planner change they score; a test pool until its figure was "
+            "reported (a9e01d0); the planners learn from it since 2026-12-07 (a train pool)",
         ),
         Pool(
             "plans/test_v10",
-            "test",
+            "train",
             "plan",
             "plans/test_v10.jsonl",
             sha256="d194b1fc6f7dba94859c712ff0872d329f9d2eeac26474389454ab1ca0031c69",
             speaker_names=("Sigrid", "Obinna", "Haruto", "Valentina", "Nadia"),
             note="420 instructions (70 not in English, 53 with a clip attached and unused), "
-            "written blind on 2026-12-06 before the planner change they score",
+            "written blind on 2026-12-06 before the planner change they score; a test pool "
+            "until its figure was reported (a9e01d0); the planners learn from it since "
+            "2026-12-07 (a train pool)",
         ),
         Pool(
             "plans/test_v9",

@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 
 from voxmem.benchmarks.planner_corpus import Example, generate
-from voxmem.benchmarks.planner_corpus_multi import generate_multi
+from voxmem.benchmarks.planner_corpus_multi import generate_multi, label_lexicon
 from voxmem.benchmarks.pools import UNSPACED, PlanRow, tokens
 from voxmem.benchmarks.train_planner import TRAIN_POOLS, TrainParams, _fit, train_rows
 from voxmem.retrievers.planner import HEADS, with_members
-from voxmem.retrievers.planner_multi import DIM, E5Vectors, features_of, units
+from voxmem.retrievers.planner_multi import DIM, E5Vectors, LabelLexicon, features_of, units
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ def _train_member(
     )
     texts = [r.text for r in rows] + [ex.text for ex in corpus]
     refs = [r.has_reference for r in rows] + [ex.has_reference for ex in corpus]
-    xs, all_units, xu = features_of(encode, texts, refs)
+    xs, all_units, xu = features_of(encode, texts, refs, LabelLexicon(label_lexicon()))
     if isinstance(encode, _CachedVectors):
         encode.save()
     heads = [row_heads(r) for r in rows] + [{h: getattr(ex, h) for h in HEADS} for ex in corpus]

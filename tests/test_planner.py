@@ -546,11 +546,11 @@ def test_only_train_pools_train_the_planner() -> None:
     from voxmem.benchmarks.train_planner import TRAIN_POOLS, pool_examples
 
     assert all(POOLS[name].role == "train" for name in TRAIN_POOLS)
-    for name in ("plans/test_v10", "plans/test_v9"):
+    for name in ("plans/test_v13", "plans/test_v9"):
         with pytest.raises(PoolError, match="only a train pool may train"):
             pool_examples([name])
     # a pool is named, so the registry's role decides, not a caller's copy of it
-    relabelled = dataclasses.replace(POOLS["plans/test_v10"], role="train")
+    relabelled = dataclasses.replace(POOLS["plans/test_v13"], role="train")
     with pytest.raises(PoolError, match="named, not given"):
         pool_examples([relabelled])  # type: ignore[list-item]
 

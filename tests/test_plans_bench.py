@@ -70,14 +70,11 @@ def test_every_test_pool_matches_its_frozen_hash_and_schema() -> None:
     tests = [p for p in POOLS.values() if p.role == "test"]
     assert {p.name for p in tests} >= {
         "plans/test_v13",
-        "plans/test_v10",
-        "plans/test_v11",
-        "plans/test_v12",
         "routing/test",
         "routing/personal_test",
     }
     # retired test pools stay frozen
-    retired = [POOLS[f"plans/test_v{n}"] for n in (9, 8, 7, 6, 5, 4, 3)]
+    retired = [POOLS[f"plans/test_v{n}"] for n in (12, 11, 10, 9, 8, 7, 6, 5, 4, 3)]
     for pool in [*tests, *retired]:
         assert pool.sha256 == _sha(pool), pool.name
     for name in (
