@@ -22,17 +22,13 @@ plan pools do).
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from voxmem.benchmarks.pools import TIME_LABELS, PlanRow, check_plan_row
-from voxmem.retrievers.planner_multi import _CJK, _SCRIPT_RUN, LEXICON, _words
 from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS, STYLE_WORDS
 
 LANGS: tuple[str, ...] = (
@@ -2678,108 +2674,11 @@ def _problems(row: PlanRow) -> list[str]:
     return out
 
 
-#: words of the label phrases that say nothing of the label ("during the storm",
-#: "taking his time", "in a bad mood"): never lexicon words
-_GENERIC = frozenset(
-    [
-        "durante",
-        "podczas",
-        "tijdens",
-        "время",
-        "أثناء",
-        "temps",
-        "prenant",
-        "molta",
-        "humor",
-        "aria",
-        "gaat",
-        "様子",
-        "口調",
-        "mientras",
-        "pendant",
-        "während",
-        "mentre",
-        "enquanto",
-        "terwijl",
-        "medan",
-        "sırasında",
-    ]
-)
-_HIRAGANA_RUN = re.compile("[\u3041-\u309f]+")
-
-
-def _lexicon_words(phrase: str) -> list[str]:
-    """A phrase's words, casefolded, of four letters or more; Chinese and Japanese ones
-    cut into runs of one script, as ``planner_multi.units`` cuts them (runs of two or
-    more; hiragana runs, mostly endings, of four or more)."""
-    out = []
-    for word in _words(unicodedata.normalize("NFKC", phrase).casefold()):
-        if _CJK.search(word):
-            out += [
-                r
-                for r in _SCRIPT_RUN.findall(word)
-                if len(r) >= (4 if _HIRAGANA_RUN.fullmatch(r) else 2)
-            ]
-        elif len(word) >= 4:
-            out.append(word)
-    return [w for w in out if w not in _GENERIC]
-
-
-def label_lexicon() -> dict[str, list[str]]:
-    """Each style's and background's words in the other languages: the words of a
-    language's phrases for that label (``Lang.styles``, ``Lang.envs``) that no other
-    label's phrases, topic, time or "same as the clip" phrase of that language use, and
-    no other label's words of another language are (written to
-    ``retrievers/data/label_words_multi.json``; ``python -m
-    voxmem.benchmarks.planner_corpus_multi --lexicon`` rewrites it)."""
-    found: dict[str, set[str]] = {}
-    for spec in SPECS.values():
-        where: dict[str, set[str]] = {}
-        for kind, table in (("style", spec.styles), ("environment", spec.envs)):
-            for label, phrases in table.items():
-                for phrase in phrases:
-                    for w in _lexicon_words(phrase):
-                        where.setdefault(w, set()).add(f"{kind}:{label}")
-        other = [
-            *(t.bare.replace("[", "").replace("]", "") for t in spec.topics),
-            *(t.about for t in spec.topics),
-            *(p for ps in spec.times.values() for p in ps),
-            *spec.same_subject,
-            *spec.same_voice,
-            *spec.same_style,
-            *spec.same_env,
-            *spec.openers,
-            *spec.fillers,
-        ]
-        taken = {w for phrase in other for w in _lexicon_words(phrase)}
-        for w, labels in where.items():
-            if len(labels) == 1 and w not in taken:
-                found.setdefault(w, set()).update(labels)
-    out: dict[str, list[str]] = {}
-    for w, labels in sorted(found.items()):
-        if len(labels) == 1:
-            out.setdefault(next(iter(labels)), []).append(w)
-    return {k: sorted(v) for k, v in sorted(out.items())}
-
-
-def write_label_lexicon(path: Path = LEXICON) -> Path:
-    path.write_text(
-        json.dumps(label_lexicon(), ensure_ascii=False, indent=1, sort_keys=True) + "\n",
-        encoding="utf-8",
-    )
-    return path
-
-
-__all__ = ["FAMILIES", "LANGS", "SPECS", "generate_multi", "label_lexicon"]
+__all__ = ["FAMILIES", "LANGS", "SPECS", "generate_multi"]
 
 
 if __name__ == "__main__":
-    import sys
     from collections import Counter
-
-    if sys.argv[1:] == ["--lexicon"]:
-        print(f"wrote {write_label_lexicon()}")
-        raise SystemExit(0)
 
     for code, by_family in _BY_FAMILY.items():
         empty = [f for f, frames in by_family.items() if not frames]

