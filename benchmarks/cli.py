@@ -105,18 +105,18 @@ def run(
 def train_planner(
     seed: int | None = typer.Option(
         None,
-        help="Seed of the generated corpora and of training; the English planner's members "
-        "take this seed and the next ones. Default: the shipped weights' seeds (English 0, "
+        help="Seed of the generated corpora and of training; each planner's members take "
+        "this seed and the next ones. Default: the shipped weights' seeds (English 0, "
         "members of seeds 0-4; other languages 2, members of seeds 2-4).",
     ),
     members: int | None = typer.Option(
         None,
         min=1,
         help="Members of each planner's ensemble (default: the shipped weights', 5 English "
-        "and 3 for other languages), each trained alone with its own seed "
-        "(English: about 3 to 4 minutes each on 2 cores with its corpus's encodings cached, "
-        "2 more to encode it; other languages: about 4 minutes each, 2 more to encode its "
-        "corpus).",
+        "and 3 for other languages), each trained alone with its own seed (English: about "
+        "a minute each on 2 cores with its corpus's encodings cached, 326 s for five, and "
+        "2 minutes more to encode each corpus; other languages: 3 to 4 minutes each with "
+        "their encodings cached, longer without).",
     ),
     out: Path | None = typer.Option(
         None, "--out", help="English planner's weights file (default: its shipped weights)."
@@ -157,8 +157,8 @@ def train_planner(
     """Train the instruction planners and write their weights: the English planner on
     its generated corpus and the written train pools (``--train``, ``--dev``, ``--out``;
     prints its dev accuracy), and the planner for other languages on the train pools in
-    every language and generated corpora (``--other-out``; about 6 minutes a member on 2 cores
-    with half of its encodings cached by ``--cache``, longer without)."""
+    every language and generated corpora (``--other-out``; 3 to 4 minutes a member on 2 cores
+    with its encodings cached by ``--cache``, longer without)."""
     from voxmem.benchmarks.train_planner import TrainParams
     from voxmem.benchmarks.train_planner import train_planner as run_training
     from voxmem.retrievers.planner import WEIGHTS

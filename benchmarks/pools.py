@@ -114,7 +114,8 @@ POOLS: dict[str, Pool] = {
             "written blind on 2026-12-06 by a third writer after the planner weights it "
             "first scored (a0ef283d, ce87459a), frozen before any later planner change; a "
             "test pool until its figure was reported (637a9b8); the planners learn from it "
-            "since 2026-12-07 (a train pool: any figure on it is a training figure)",
+            "since 2026-12-07 (a train pool: any figure on it is a training figure), "
+            "superseded as a test by plans/test_v13",
         ),
         Pool(
             "plans/test_v11",
@@ -125,8 +126,9 @@ POOLS: dict[str, Pool] = {
             speaker_names=("Sigrid", "Obinna", "Haruto", "Valentina", "Nadia"),
             note="420 instructions (70 not in English, 50 with a clip attached and unused), "
             "written blind on 2026-12-06 by a second writer, apart from plans/test_v10, "
-            "before the planner change they score; a test pool until its figure was "
-            "reported (a9e01d0); the planners learn from it since 2026-12-07 (a train pool)",
+            "before the planner change they scored; a test pool until its figure was "
+            "reported (a9e01d0); the planners learn from it since 2026-12-07 (a train pool), "
+            "superseded as a test by plans/test_v13",
         ),
         Pool(
             "plans/test_v10",
@@ -136,9 +138,9 @@ POOLS: dict[str, Pool] = {
             sha256="d194b1fc6f7dba94859c712ff0872d329f9d2eeac26474389454ab1ca0031c69",
             speaker_names=("Sigrid", "Obinna", "Haruto", "Valentina", "Nadia"),
             note="420 instructions (70 not in English, 53 with a clip attached and unused), "
-            "written blind on 2026-12-06 before the planner change they score; a test pool "
+            "written blind on 2026-12-06 before the planner change they scored; a test pool "
             "until its figure was reported (a9e01d0); the planners learn from it since "
-            "2026-12-07 (a train pool)",
+            "2026-12-07 (a train pool), superseded as a test by plans/test_v13",
         ),
         Pool(
             "plans/test_v9",

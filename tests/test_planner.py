@@ -222,6 +222,10 @@ def test_shipped_weights_are_small_plain_arrays() -> None:
 
     model = PlanModel.load(WEIGHTS)  # every member's heads checked
     assert WEIGHTS.stat().st_size < 1_500_000 * len(model.members)  # a few MB
+    # the shipped recipe: `benchmarks train-planner`'s default ensemble
+    from voxmem.benchmarks.train_planner import TrainParams
+
+    assert len(model.members) == TrainParams.members == 5
     for w in model.members:
         assert w["tag.b2"].shape == (len(TAGS),)
         for head in SPANS.values():
