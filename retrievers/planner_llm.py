@@ -83,6 +83,11 @@ Fields (answer every one, nothing else):
 The request may be in any language."""
 
 
+#: the most tokens a plan may take: one is under 150 (every field, a few content words),
+#: and a model that rambles instead stops here rather than at the timeout
+MAX_TOKENS = 300
+
+
 class LlmPlanner:
     """Plans from an OpenAI-compatible endpoint (``/v1/chat/completions``)."""
 
@@ -93,8 +98,9 @@ class LlmPlanner:
         api_key: str | None = None,
         timeout_s: float = 10.0,
         client: Any | None = None,
+        max_tokens: int = MAX_TOKENS,
     ) -> None:
-        self.base_url, self.model = base_url, model
+        self.base_url, self.model, self.max_tokens = base_url, model, max_tokens
         if client is None:
             from openai import OpenAI
 
@@ -109,6 +115,7 @@ class LlmPlanner:
             reply = self._client.chat.completions.create(
                 model=self.model,
                 temperature=0,
+                max_tokens=self.max_tokens,
                 response_format={"type": "json_object"},
                 messages=[
                     {"role": "system", "content": SYSTEM_PROMPT},
@@ -154,4 +161,4 @@ def _json_part(text: str) -> str:
     return text[start : end + 1] if 0 <= start < end else text
 
 
-__all__ = ["SYSTEM_PROMPT", "LlmChoices", "LlmPlanner"]
+__all__ = ["MAX_TOKENS", "SYSTEM_PROMPT", "LlmChoices", "LlmPlanner"]

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,3 +51,46 @@ def pg() -> Iterator[PgServer]:
         pytest.fail("PostgreSQL is not installed: run `bash scripts/setup.sh`")
     with postgres() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def local_chat_endpoint() -> Iterator[tuple[str, str]]:
+    """A real OpenAI-compatible chat server on loopback: ``transformers serve`` with the
+    shipped SmolLM2, one process for the session. Yields (base URL, model)."""
+    from voxmem.agent.llm import local_model_dir
+    from voxmem.settings import Settings
+
+    model = str(local_model_dir(Settings()))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "transformers"),
+            "serve",
+            model,
+            "--port",
+            str(port),
+            "--host",
+            "127.0.0.1",
+            "--device",
+            "cpu",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    try:
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(1)
+        else:
+            pytest.fail("transformers serve did not start in 180 s")
+        yield f"http://127.0.0.1:{port}/v1", model
+    finally:
+        server.terminate()
+        server.wait(30)

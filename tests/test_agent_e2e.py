@@ -6,10 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -98,70 +94,33 @@ def test_local_llm_answers_from_the_recalled_turn() -> None:
     assert "marketing" in text.lower()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def test_openai_compatible_server_through_the_official_client(tmp_path: Path) -> None:
+def test_openai_compatible_server_through_the_official_client(
+    tmp_path: Path, local_chat_endpoint: tuple[str, str]
+) -> None:
     """A real OpenAI-compatible server process (transformers serve with the shipped
     SmolLM2) on loopback, answered through the official openai client."""
-    from voxmem.agent.llm import local_model_dir
+    url, model = local_chat_endpoint
+    responder = OpenAIResponder(url, "none", model, timeout=120)
 
-    model = local_model_dir(Settings())
-    port = _free_port()
-    exe = Path(sys.executable).parent / "transformers"
-    server = subprocess.Popen(
-        [
-            str(exe),
-            "serve",
-            str(model),
-            "--port",
-            str(port),
-            "--host",
-            "127.0.0.1",
-            "--device",
-            "cpu",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "HF_HUB_OFFLINE": "1"},
-    )
-    try:
-        deadline = time.time() + 180
-        while time.time() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(1)
-        else:
-            pytest.fail("transformers serve did not start in 180 s")
-        responder = OpenAIResponder(f"http://127.0.0.1:{port}/v1", "none", str(model), timeout=120)
+    async def go() -> tuple[list[str], object]:
+        pieces = [p async for p in responder.stream(_who_pays())]
+        # and through the agent's own path: recall, then the endpoint answers
+        memory, asr = fake_memory(tmp_path / "agent")
+        agent = VoiceAgent(memory, responder=responder, synthesizer_=HummingSynthesizer())
+        async with agent:
+            fact = "The budget for the offsite comes from the marketing team."
+            await agent.observe("acme", "s", audio=said(asr, 1, fact))
+            result = await agent.turn(
+                "acme", "s", audio=said(asr, 1, "What did I say about the budget?")
+            )
+        return pieces, result
 
-        async def go() -> tuple[list[str], object]:
-            pieces = [p async for p in responder.stream(_who_pays())]
-            # and through the agent's own path: recall, then the endpoint answers
-            memory, asr = fake_memory(tmp_path / "agent")
-            agent = VoiceAgent(memory, responder=responder, synthesizer_=HummingSynthesizer())
-            async with agent:
-                fact = "The budget for the offsite comes from the marketing team."
-                await agent.observe("acme", "s", audio=said(asr, 1, fact))
-                result = await agent.turn(
-                    "acme", "s", audio=said(asr, 1, "What did I say about the budget?")
-                )
-            return pieces, result
-
-        pieces, result = asyncio.run(go())
-        assert len(pieces) > 1  # streamed, not one block
-        assert "".join(pieces).strip()
-        assert result.intent == "recall" and "marketing" in result.hits[0].transcript  # type: ignore[attr-defined]
-        assert result.reply.strip() and result.audio  # type: ignore[attr-defined]
-        assert not any("extractively" in n for n in result.notes)  # the endpoint answered  # type: ignore[attr-defined]
-    finally:
-        server.terminate()
-        server.wait(30)
+    pieces, result = asyncio.run(go())
+    assert len(pieces) > 1  # streamed, not one block
+    assert "".join(pieces).strip()
+    assert result.intent == "recall" and "marketing" in result.hits[0].transcript  # type: ignore[attr-defined]
+    assert result.reply.strip() and result.audio  # type: ignore[attr-defined]
+    assert not any("extractively" in n for n in result.notes)  # the endpoint answered  # type: ignore[attr-defined]
 
 
 def test_a_turn_heard_while_spoken(tmp_path: Path, pytestconfig: pytest.Config) -> None:

@@ -32,7 +32,7 @@ from voxmem.retrievers.planner import (
     span_labels,
     words_of,
 )
-from voxmem.retrievers.planner_llm import LlmChoices, LlmPlanner
+from voxmem.retrievers.planner_llm import MAX_TOKENS, LlmChoices, LlmPlanner
 from voxmem.retrievers.vocabulary import ENVIRONMENT_WORDS
 
 # --- the corpus (no model) ------------------------------------------------------
@@ -690,6 +690,7 @@ def test_llm_planner_through_the_official_client(chat_server: tuple[str, type[_C
     sent = handler.seen[0]
     assert sent["path"] == "/v1/chat/completions"
     assert sent["response_format"] == {"type": "json_object"}
+    assert sent["max_tokens"] == MAX_TOKENS  # a model that rambles stops there
     assert "reference clip is given" in sent["messages"][1]["content"]
 
 
@@ -715,6 +716,31 @@ def test_llm_planner_failures_fall_back_with_a_typed_notice(
     assert str(plan.speaker) == "target:Dana" and plan.content == "budget"
     assert [n.kind for n in plan.notices] == ["fallback", "fallback"]
     assert why in plan.notices[0].message
+
+
+def test_llm_planner_against_a_real_endpoint(local_chat_endpoint: tuple[str, str]) -> None:
+    """The fake server's real twin: a real OpenAI-compatible server (``transformers
+    serve`` with the shipped SmolLM2-135M) accepts the request as sent (JSON mode,
+    ``max_tokens``, temperature 0) and answers it. SmolLM2-135M is too small to write a
+    plan, so its answer is either one, checked like any other, or text that is not one:
+    then the trained planner reads the instruction and the notice names the endpoint."""
+    url, model = local_chat_endpoint
+    llm = LlmPlanner(url, model, timeout_s=120)
+    instruction, names = "what did Dana say about the budget", ["Dana"]
+    parser = InstructionParser(planner="llm", llm=llm)
+    plan = parser.parse(instruction, False, names)
+    try:
+        choices = llm.choices(instruction, False)
+    except PlannerUnavailable as exc:
+        # the server answered (a refused request or a dead one says "failed")
+        assert "not a valid plan" in str(exc) and "failed" not in str(exc)
+        trained = InstructionParser(planner="trained").parse(instruction, False, names)
+        assert plan.describe() == trained.describe()
+        assert plan.notices[0].kind == "fallback" and url in plan.notices[0].message
+        assert "the trained planner read it" in plan.notices[0].message
+    else:
+        assert LlmChoices.model_validate(choices.model_dump()) == choices
+        assert not any(n.kind == "fallback" for n in plan.notices)
 
 
 def test_llm_planner_without_an_endpoint_says_what_to_set() -> None:
