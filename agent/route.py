@@ -151,12 +151,23 @@ _FORGET_OBJECT = re.compile(
     r"conversation|session|history|memory|memories|words|about|my|his|her|their|yesterday|"
     r"today|last time|earlier)\b"
 )
+#: the letters a name begins with (capitals, Latin-1 and Latin Extended-A) and goes on with
+_CAP = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f"
+_LOW = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u017f"
+#: one word of a name: "Dana", "José", "McKenzie", "O'Brien", "Jean-Luc"
+_NAME_WORD = (
+    rf"(?:[{_CAP}]['\u2019][{_CAP}][{_LOW}]+|[{_CAP}][{_LOW}]+(?:[{_CAP}][{_LOW}]+)?)"
+    rf"(?:-[{_CAP}][{_LOW}]+)*"
+)
+#: a name as introduced: one word or two ("Anna Lee"), never ending in "'s" ("I'm
+#: Marco's sister" names no one)
+_PERSON = rf"{_NAME_WORD}(?:\s+{_NAME_WORD})?(?!['\u2019]s\b)"
 _NAME = re.compile(
     r"(?:^|[.!?,]\s*)(?:(?i:hi|hello|hey)[,!]?\s+)?(?:(?i:it's|it is|this is)\s+"
-    r"(?P<a>[A-Z][a-z]+)(?:\s+(?i:here|speaking|again|now|calling|on the line))?\s*[.!]?\s*$|"
+    rf"(?P<a>{_PERSON})(?:\s+(?i:here|speaking|again|now|calling|on the line))?\s*[.!]?\s*$|"
     r"(?i:i'm|i am|my name is|my name's|name's|call me|you can call me|the name's|"
-    r"people call me|i go by)\s+(?P<b>[A-Z][a-z]+)\b(?!\s+(?i:and|said|says|is|was|will|"
-    r"would|told)\b)|(?P<c>[A-Z][a-z]+)\s+(?i:here|speaking)\s*[.!]?\s*$)",
+    rf"people call me|i go by)\s+(?P<b>{_PERSON})\b(?!\s+(?i:and|said|says|is|was|will|"
+    rf"would|told)\b)|(?P<c>{_PERSON})\s+(?i:here|speaking)\s*[.!]?\s*$)",
 )
 #: capitalised words after "I'm" that are not names
 _NOT_NAME_WORDS = frozenset(
@@ -757,8 +768,7 @@ def _opening_pattern(agent_name: str) -> re.Pattern[str]:
         rf"(?:,?\s+{agent})?[,!.]?\s+|{agent}[,!]\s+)"
     )
     tag_words = r"(?i:here|speaking|again|calling|now|on the line)"
-    # a name never ends in "'s" ("I'm Marco's sister" names no one)
-    name = r"[A-Z][a-z]+(?!'s\b)"
+    name = _PERSON
     return re.compile(
         rf"^(?:{hi}(?i:it's|it is|this is)\s+(?P<a>{name})(?:\s+(?P<tagged>{tag_words}))?"
         rf"|(?:{hi})?(?i:it's|it is|this is)\s+(?P<d>{name})\s+(?i:here|speaking)"
@@ -809,14 +819,16 @@ def _introduced_name(raw: str) -> str | None:
         # ASR output may be lower case: then only the explicit forms name someone
         m2 = re.search(
             r"\b(?:my name is|my name's|you can call me|please call me)\s+"
-            r"([a-z]+)\s*[.!]?\s*$",
+            r"([^\W\d_]+(?:-[^\W\d_]+)*)\s*[.!]?\s*$",
             raw.lower(),
         )
         if m2 and _plausible_name(m2.group(1)) and _short_intro(raw):
-            return m2.group(1).capitalize()
+            return "-".join(part.capitalize() for part in m2.group(1).split("-"))
         return None
     group = next(g for g in ("a", "b", "c") if m.group(g))
     name = m.group(group)
+    if " " in name and not _plausible_name(name):
+        name = name.split()[0]  # "I'm Dana Thursday": the name is the first word
     if raw[m.end(group) : m.end(group) + 2] == "'s":
         return None  # "I'm Marco's sister": someone else's name
     after = raw[m.end() :]
@@ -825,13 +837,24 @@ def _introduced_name(raw: str) -> str | None:
     return name if _plausible_name(name) else None
 
 
-def _plausible_name(word: str) -> bool:
+def _plausible_name(name: str) -> bool:
+    """Each word of ``name`` could be a name: not a listed everyday word, and no
+    adjective's or participle's ending past four letters ("Tired", "Going"; "Ted",
+    "Fred" and "Ming" are names)."""
+    words = name.split()
+    return bool(words) and all(_plausible_word(w) for w in words)
+
+
+def _plausible_word(word: str) -> bool:
     w = word.lower()
     return (
         len(w) > 1
         and w.capitalize() not in _NOT_NAMES
         and w not in _NOT_NAME_WORDS
-        and not w.endswith(("ing", "ed", "ous", "ful", "less", "ive", "able", "ible"))
+        and (
+            len(w) <= 4
+            or not w.endswith(("ing", "ed", "ous", "ful", "less", "ive", "able", "ible"))
+        )
     )
 
 

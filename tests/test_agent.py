@@ -37,6 +37,31 @@ def make_agent(root: Path, **kw: object) -> tuple[VoiceAgent, KeyedTranscriber]:
     return VoiceAgent(memory, synthesizer_=HummingSynthesizer(), **kw), asr  # type: ignore[arg-type]
 
 
+async def test_names_with_accents_hyphens_and_two_words(tmp_path: Path) -> None:
+    """A name the introduction rules once missed is remembered for the voice, welcomed
+    back, and asked about by name."""
+    agent, asr = make_agent(tmp_path)
+    async with agent:
+
+        async def say(voice: int, session: str, text: str):
+            return await agent.turn("acme", session, audio=said(asr, voice, text))
+
+        r = await say(DANA, "monday", "Hi, I'm Jean-Luc.")
+        assert r.intent == "name" and "Jean-Luc" in r.reply
+        r = await say(MARCO, "monday", "My name is Siobhan O'Brien.")
+        assert r.intent == "name" and "Siobhan O'Brien" in r.reply
+        await say(DANA, "monday", "The budget for the offsite is four thousand euros.")
+        await say(MARCO, "monday", "I think the budget should be two thousand at most.")
+        agent.flush("acme")
+        assert {"Jean-Luc", "Siobhan O'Brien"} <= {s.name for s in agent.memory.speakers("acme")}
+
+        r = await say(DANA, "tuesday", "What did I say about the budget?")
+        assert r.speaker_name == "Jean-Luc" and r.reply.startswith("Welcome back, Jean-Luc.")
+        r = await say(PRIYA, "tuesday", "What did Siobhan O'Brien say about the budget?")
+        assert r.hits and r.hits[0].speaker_name == "Siobhan O'Brien"
+        assert "two thousand" in r.hits[0].transcript
+
+
 async def test_who_said_what_over_two_sessions(tmp_path: Path) -> None:
     agent, asr = make_agent(tmp_path)
     async with agent:

@@ -77,6 +77,34 @@ def test_names_come_from_a_self_introduction(router: Router) -> None:
     assert router.route("I'm sorry", NAMES).intent != "name"
 
 
+def test_names_as_people_have_them(router: Router) -> None:
+    """Names outside plain ASCII words: accents, hyphens, apostrophes, inner capitals,
+    two words, and short names with a participle's ending."""
+    for text, name in (
+        ("I'm José.", "José"),
+        ("Hi, I'm Jean-Luc.", "Jean-Luc"),
+        ("My name is Siobhan O'Brien.", "Siobhan O'Brien"),
+        ("I'm McKenzie.", "McKenzie"),
+        ("This is Zoë.", "Zoë"),
+        ("I'm Łukasz.", "Łukasz"),
+        ("I'm Ted.", "Ted"),
+        ("Hi, I'm Ming, nice to meet you.", "Ming"),
+        ("I'm Anna Lee, nice to meet you.", "Anna Lee"),
+        ("my name is ted", "Ted"),
+        ("my name is jean-luc", "Jean-Luc"),
+        ("I'm Dana Thursday.", "Dana"),
+    ):
+        r = router.route(text, NAMES)
+        assert (r.intent, r.name) == ("name", name), text
+    r = router.route("Hi, this is Ming speaking, what did Dana say?", NAMES)
+    assert (r.introduces, r.speaker) == ("Ming", "Dana")
+    r = router.route("Hi, I'm Jean-Luc. What did Dana say about the budget?", NAMES)
+    assert (r.introduces, r.speaker) == ("Jean-Luc", "Dana")
+    # still no names: adjectives and participles past four letters, possessives
+    for text in ("I'm Tired.", "I'm Going.", "I'm Positive.", "I'm José's brother."):
+        assert router.route(text, NAMES).intent != "name", text
+
+
 def test_a_turn_opening_with_a_name_is_routed_by_what_follows(router: Router) -> None:
     r = router.route("This is Marco speaking, I disagree with the budget.", NAMES)
     assert (r.intent, r.introduces, r.name) == ("chat", "Marco", None)
