@@ -25,12 +25,12 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from voxmem.retrievers.instruction import InstructionParser
-from voxmem.retrievers.lexical import content_terms
+from voxmem.retrievers.lexical import CONTENT_STOPWORDS, content_terms
 from voxmem.retrievers.plan import Constraint, PlanNotice, RetrievalPlan, TimeWindow
 
 Intent = Literal["recall", "replay", "forget", "name", "confirm", "deny", "chat"]
@@ -151,23 +151,42 @@ _FORGET_OBJECT = re.compile(
     r"conversation|session|history|memory|memories|words|about|my|his|her|their|yesterday|"
     r"today|last time|earlier)\b"
 )
-#: the letters a name begins with (capitals, Latin-1 and Latin Extended-A) and goes on with
-_CAP = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f"
-_LOW = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u017f"
-#: one word of a name: "Dana", "José", "McKenzie", "O'Brien", "Jean-Luc"
+
+
+def _latin(test: Callable[[str], bool]) -> str:
+    """The Latin letters past ASCII (Latin-1, Extended-A and -B, Extended Additional)
+    for which ``test`` holds, as the inside of a character class."""
+    ranges = ((0xC0, 0x24F), (0x1E00, 0x1EFF))
+    return "".join(chr(c) for a, b in ranges for c in range(a, b + 1) if test(chr(c)))
+
+
+#: the letters a name begins with, and those it goes on with: capitals and small letters
+#: never overlap, so a word splits one way only (no backtracking over long words)
+_CAP = "A-Z" + _latin(str.isupper)
+_LOW = "a-z" + _latin(str.islower)
+#: one word of a name: "Dana", "José", "McKenzie", "O'Brien", "Jean-Luc", "Nguyễn"
 _NAME_WORD = (
     rf"(?:[{_CAP}]['\u2019][{_CAP}][{_LOW}]+|[{_CAP}][{_LOW}]+(?:[{_CAP}][{_LOW}]+)?)"
     rf"(?:-[{_CAP}][{_LOW}]+)*"
 )
-#: a name as introduced: one word or two ("Anna Lee"), never ending in "'s" ("I'm
-#: Marco's sister" names no one)
-_PERSON = rf"{_NAME_WORD}(?:\s+{_NAME_WORD})?(?!['\u2019]s\b)"
+#: a name given by "I'm" / "my name is": one word, or two when the second ends the
+#: clause and is no function word ("I'm Anna Lee, ..."; "I'm Dana Too." is Dana); never
+#: ending in "'s" ("I'm Marco's sister" names no one)
+_STOPS = "|".join(CONTENT_STOPWORDS)
+_STOPSET = frozenset(CONTENT_STOPWORDS)
+_PERSON = (
+    rf"{_NAME_WORD}(?:\s+(?!(?i:{_STOPS})\b){_NAME_WORD}(?=\s*(?:[,.!?;:]|$)))?"
+    r"(?!['\u2019]s\b)"
+)
+#: a name given by "it's" / "this is" or before "here": one word ("It's Taylor Swift."
+#: is a song, "It's New York." a place)
+_ONE = rf"{_NAME_WORD}(?!['\u2019]s\b)"
 _NAME = re.compile(
     r"(?:^|[.!?,]\s*)(?:(?i:hi|hello|hey)[,!]?\s+)?(?:(?i:it's|it is|this is)\s+"
-    rf"(?P<a>{_PERSON})(?:\s+(?i:here|speaking|again|now|calling|on the line))?\s*[.!]?\s*$|"
+    rf"(?P<a>{_ONE})(?:\s+(?i:here|speaking|again|now|calling|on the line))?\s*[.!]?\s*$|"
     r"(?i:i'm|i am|my name is|my name's|name's|call me|you can call me|the name's|"
     rf"people call me|i go by)\s+(?P<b>{_PERSON})\b(?!\s+(?i:and|said|says|is|was|will|"
-    rf"would|told)\b)|(?P<c>{_PERSON})\s+(?i:here|speaking)\s*[.!]?\s*$)",
+    rf"would|told)\b)|(?P<c>{_ONE})\s+(?i:here|speaking)\s*[.!]?\s*$)",
 )
 #: capitalised words after "I'm" that are not names
 _NOT_NAME_WORDS = frozenset(
@@ -286,6 +305,18 @@ _NOT_NAME_WORDS = frozenset(
         "go",
         "get",
         "near",
+        # short words with a participle's ending, oddly capitalised ("I'm Fed up.")
+        "fed",
+        "tied",
+        "used",
+        "red",
+        "wed",
+        "bed",
+        "led",
+        "bled",
+        "king",
+        "sing",
+        "ring",
     ]
 )
 _NOT_NAMES = frozenset(
@@ -768,13 +799,13 @@ def _opening_pattern(agent_name: str) -> re.Pattern[str]:
         rf"(?:,?\s+{agent})?[,!.]?\s+|{agent}[,!]\s+)"
     )
     tag_words = r"(?i:here|speaking|again|calling|now|on the line)"
-    name = _PERSON
+    one, name = _ONE, _PERSON
     return re.compile(
-        rf"^(?:{hi}(?i:it's|it is|this is)\s+(?P<a>{name})(?:\s+(?P<tagged>{tag_words}))?"
-        rf"|(?:{hi})?(?i:it's|it is|this is)\s+(?P<d>{name})\s+(?i:here|speaking)"
+        rf"^(?:{hi}(?i:it's|it is|this is)\s+(?P<a>{one})(?:\s+(?P<tagged>{tag_words}))?"
+        rf"|(?:{hi})?(?i:it's|it is|this is)\s+(?P<d>{one})\s+(?i:here|speaking)"
         rf"|(?:{hi})?(?i:i'm|i am|my name is|my name's)\s+(?P<b>{name})"
         # "NAME here," alone: "Once again", "Same here" and "Right now" are no names
-        rf"|(?:{hi})?(?P<c>{name})\s+(?i:here|speaking))"
+        rf"|(?:{hi})?(?P<c>{one})\s+(?i:here|speaking))"
         r"\s*(?P<pause>[,.!;:]+)\s*(?P<rest>\S.*)$"
     )
 
@@ -829,6 +860,8 @@ def _introduced_name(raw: str) -> str | None:
     name = m.group(group)
     if " " in name and not _plausible_name(name):
         name = name.split()[0]  # "I'm Dana Thursday": the name is the first word
+        if name.lower() in _STOPSET:
+            return None  # "I'm With Dana"
     if raw[m.end(group) : m.end(group) + 2] == "'s":
         return None  # "I'm Marco's sister": someone else's name
     after = raw[m.end() :]
@@ -842,6 +875,8 @@ def _plausible_name(name: str) -> bool:
     adjective's or participle's ending past four letters ("Tired", "Going"; "Ted",
     "Fred" and "Ming" are names)."""
     words = name.split()
+    if len(words) > 1 and any(w.lower() in _STOPSET for w in words):
+        return False  # "I'm With Dana": a function word is no part of a name
     return bool(words) and all(_plausible_word(w) for w in words)
 
 

@@ -288,7 +288,9 @@ class InstructionParser:
                     "the LLM planner needs an endpoint: set openai_base_url in the planner settings"
                 )
             key = s.openai_api_key.get_secret_value() if s.openai_api_key else None
-            self._llm = LlmPlanner(s.openai_base_url, s.openai_model, key, s.timeout_s)
+            self._llm = LlmPlanner(
+                s.openai_base_url, s.openai_model, key, s.timeout_s, max_tokens=s.max_tokens
+            )
         return self._llm
 
     def _build_prototypes(self, text: TextEncoder) -> None:

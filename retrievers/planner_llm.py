@@ -83,8 +83,9 @@ Fields (answer every one, nothing else):
 The request may be in any language."""
 
 
-#: the most tokens a plan may take: one is under 150 (every field, a few content words),
-#: and a model that rambles instead stops here rather than at the timeout
+#: the most tokens a plan may take by default (``PlannerSettings.max_tokens``): one is
+#: under 150 (every field, a few content words), and a model that rambles instead stops
+#: here rather than at the timeout
 MAX_TOKENS = 300
 
 
@@ -111,18 +112,20 @@ class LlmPlanner:
 
     def choices(self, instruction: str, has_reference: bool) -> LlmChoices:
         clip = "A reference clip is given." if has_reference else "No reference clip is given."
+        cap = {"max_tokens": self.max_tokens} if self.max_tokens > 0 else {}
         try:
             reply = self._client.chat.completions.create(
                 model=self.model,
                 temperature=0,
-                max_tokens=self.max_tokens,
                 response_format={"type": "json_object"},
                 messages=[
                     {"role": "system", "content": SYSTEM_PROMPT},
                     {"role": "user", "content": f"{clip}\nRequest: {instruction}"},
                 ],
+                **cap,
             )
             text = reply.choices[0].message.content or ""
+            cut = reply.choices[0].finish_reason == "length"
         except Exception as exc:  # the client raises many types; all mean "no plan"
             raise PlannerUnavailable(
                 f"the LLM planner at {self.base_url} failed ({type(exc).__name__}: {exc}); "
@@ -131,6 +134,12 @@ class LlmPlanner:
         try:
             return LlmChoices.model_validate(json.loads(_json_part(text)))
         except (json.JSONDecodeError, ValidationError) as exc:
+            if cut:
+                raise PlannerUnavailable(
+                    f"the LLM planner at {self.base_url} was cut off at {self.max_tokens} "
+                    "tokens before its plan was whole; raise VOXMEM_PLANNER__MAX_TOKENS "
+                    "(a model that thinks first needs more), or 0 to send no limit"
+                ) from exc
             raise PlannerUnavailable(
                 f"the LLM planner at {self.base_url} answered something that is not a valid "
                 f"plan: {str(exc)[:300]}"

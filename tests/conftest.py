@@ -4,6 +4,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,37 +61,51 @@ def local_chat_endpoint() -> Iterator[tuple[str, str]]:
     from voxmem.agent.llm import local_model_dir
     from voxmem.settings import Settings
 
-    model = str(local_model_dir(Settings()))
+    # the shipped model as a fresh machine finds it: no developer's VOXMEM_* or .env
+    # (session fixtures are set up before the per-test isolation)
+    with tempfile.TemporaryDirectory() as empty, pytest.MonkeyPatch.context() as mp:
+        for key in [k for k in os.environ if k.startswith("VOXMEM_")]:
+            mp.delenv(key)
+        mp.chdir(empty)
+        model = str(local_model_dir(Settings()))
+    exe = Path(sys.executable).parent / "transformers"
+    if not exe.is_file():
+        pytest.fail(f"{exe} is missing: run scripts/setup.sh")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
-    server = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "transformers"),
-            "serve",
-            model,
-            "--port",
-            str(port),
-            "--host",
-            "127.0.0.1",
-            "--device",
-            "cpu",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "HF_HUB_OFFLINE": "1"},
-    )
-    try:
-        deadline = time.time() + 180
-        while time.time() < deadline:
+    with tempfile.TemporaryFile() as log:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("VOXMEM_")}
+        command = [str(exe), "serve", model, "--port", str(port), "--host", "127.0.0.1"]
+        command += ["--device", "cpu"]
+        server = subprocess.Popen(
+            command,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**env, "HF_HUB_OFFLINE": "1"},
+        )
+
+        def output() -> str:
+            log.seek(0)
+            return log.read().decode(errors="replace")[-2000:]
+
+        try:
+            deadline = time.time() + 180
+            while time.time() < deadline:
+                if server.poll() is not None:
+                    pytest.fail(f"transformers serve exited ({server.returncode}):\n{output()}")
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    time.sleep(1)
+            else:
+                pytest.fail(f"transformers serve did not start in 180 s:\n{output()}")
+            yield f"http://127.0.0.1:{port}/v1", model
+        finally:
+            server.terminate()
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(1)
-        else:
-            pytest.fail("transformers serve did not start in 180 s")
-        yield f"http://127.0.0.1:{port}/v1", model
-    finally:
-        server.terminate()
-        server.wait(30)
+                server.wait(30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait(10)

@@ -3,6 +3,7 @@ figure is `benchmarks run routing` on a pool written apart from these rules."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -103,6 +104,49 @@ def test_names_as_people_have_them(router: Router) -> None:
     # still no names: adjectives and participles past four letters, possessives
     for text in ("I'm Tired.", "I'm Going.", "I'm Positive.", "I'm José's brother."):
         assert router.route(text, NAMES).intent != "name", text
+    # two capitalised words after "it's" / "this is" or before "here" are a song, a place,
+    # a day or a desk, not a name; a short participle oddly capitalised is no name
+    for text in (
+        "Guess what's playing? It's Taylor Swift.",
+        "Where are you now? It's New York.",
+        "What day is it? It's Black Friday.",
+        "Hi, it's New York calling.",
+        "Hi, this is Customer Service.",
+        "Tech Support here.",
+        "I'm Fed up.",
+        "I'm Used to it.",
+        "i'm łukasz",
+        "I'm With Dana.",
+    ):
+        r = router.route(text, NAMES)
+        assert r.intent != "name" and r.introduces is None, (text, r.name)
+    # a second capitalised word that is a function word, or does not end the clause, is
+    # not part of the name
+    for text, name in (
+        ("I'm Dana Can you help me", "Dana"),
+        ("I'm Dana Too.", "Dana"),
+        ("My name is Anna Lee and I work here.", "Anna"),
+        ("It's Dana Again.", "Dana"),
+    ):
+        r = router.route(text, NAMES)
+        assert name in (r.name, r.introduces), (text, r.name, r.introduces)
+    r = router.route("I'm Dana. It's Marco Polo.", NAMES)
+    assert r.introduces == "Dana" or r.name == "Dana"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'm " + "ł" * 20_000, "It's " + "Łł" * 10_000 + " x", "I'm " + "Ab" * 10_000 + "."],
+)
+def test_a_long_word_does_not_hold_the_router(router: Router, text: str) -> None:
+    """A typed turn may hold 20,000 characters: reading it for a name must not take the
+    regular expressions into backtracking over the word (that held a server's every
+    session for tens of seconds)."""
+    done: list[object] = []
+    worker = threading.Thread(target=lambda: done.append(router.route(text, NAMES)))
+    worker.start()
+    worker.join(20)
+    assert done, "the router was still reading a long word after 20 s"
 
 
 def test_a_turn_opening_with_a_name_is_routed_by_what_follows(router: Router) -> None:

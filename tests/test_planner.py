@@ -618,6 +618,7 @@ def test_pool_rows_are_learnt_from_the_tags_they_allow() -> None:
 class _Chat(BaseHTTPRequestHandler):
     reply: str = "{}"
     status: int = 200
+    finish_reason: str = "stop"
     seen: ClassVar[list[dict[str, Any]]] = []
 
     def do_POST(self) -> None:
@@ -632,7 +633,7 @@ class _Chat(BaseHTTPRequestHandler):
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": type(self).reply},
-                    "finish_reason": "stop",
+                    "finish_reason": type(self).finish_reason,
                 }
             ],
         }
@@ -720,27 +721,50 @@ def test_llm_planner_failures_fall_back_with_a_typed_notice(
 
 def test_llm_planner_against_a_real_endpoint(local_chat_endpoint: tuple[str, str]) -> None:
     """The fake server's real twin: a real OpenAI-compatible server (``transformers
-    serve`` with the shipped SmolLM2-135M) accepts the request as sent (JSON mode,
-    ``max_tokens``, temperature 0) and answers it. SmolLM2-135M is too small to write a
+    serve`` with the shipped SmolLM2-135M) takes the request as sent (``max_tokens``,
+    temperature 0; it ignores JSON mode, which it does not implement) and answers it: a
+    field it refused would make the call fail. SmolLM2-135M is too small to write a
     plan, so its answer is either one, checked like any other, or text that is not one:
     then the trained planner reads the instruction and the notice names the endpoint."""
     url, model = local_chat_endpoint
     llm = LlmPlanner(url, model, timeout_s=120)
     instruction, names = "what did Dana say about the budget", ["Dana"]
-    parser = InstructionParser(planner="llm", llm=llm)
-    plan = parser.parse(instruction, False, names)
     try:
         choices = llm.choices(instruction, False)
     except PlannerUnavailable as exc:
         # the server answered (a refused request or a dead one says "failed")
-        assert "not a valid plan" in str(exc) and "failed" not in str(exc)
+        assert "failed" not in str(exc), exc
+        assert "not a valid plan" in str(exc) or "cut off at 300 tokens" in str(exc)
+        plan = InstructionParser(planner="llm", llm=llm).parse(instruction, False, names)
         trained = InstructionParser(planner="trained").parse(instruction, False, names)
         assert plan.describe() == trained.describe()
         assert plan.notices[0].kind == "fallback" and url in plan.notices[0].message
         assert "the trained planner read it" in plan.notices[0].message
     else:
         assert LlmChoices.model_validate(choices.model_dump()) == choices
-        assert not any(n.kind == "fallback" for n in plan.notices)
+
+
+def test_llm_planner_cut_off_says_to_raise_the_cap(chat_server: tuple[str, type[_Chat]]) -> None:
+    """A reply the endpoint cut at the token cap is named as such, with the setting to
+    raise; a cap of 0 sends none (for endpoints that refuse the field)."""
+    url, handler = chat_server
+    handler.reply, handler.finish_reason = '{"speaker": "same", "sty', "length"
+    with pytest.raises(PlannerUnavailable, match=r"cut off at 300 tokens.*MAX_TOKENS"):
+        LlmPlanner(url, timeout_s=5).plan("what did Dana say about rain", False)
+    handler.finish_reason = "stop"
+    with pytest.raises(PlannerUnavailable, match="not a valid plan"):
+        LlmPlanner(url, timeout_s=5).plan("what did Dana say about rain", False)
+    handler.reply = json.dumps({"style": "sad"})
+    parser = InstructionParser(
+        planner=PlannerSettings(kind="llm", openai_base_url=url, max_tokens=0)
+    )
+    assert str(parser.parse("sad clips").style) == "target:sad"
+    assert "max_tokens" not in handler.seen[-1]
+    parser = InstructionParser(
+        planner=PlannerSettings(kind="llm", openai_base_url=url, max_tokens=64)
+    )
+    parser.parse("sad clips")
+    assert handler.seen[-1]["max_tokens"] == 64
 
 
 def test_llm_planner_without_an_endpoint_says_what_to_set() -> None:
