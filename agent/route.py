@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from voxmem.retrievers.instruction import InstructionParser
-from voxmem.retrievers.lexical import CONTENT_STOPWORDS, content_terms
+from voxmem.retrievers.lexical import content_terms
 from voxmem.retrievers.plan import Constraint, PlanNotice, RetrievalPlan, TimeWindow
 
 Intent = Literal["recall", "replay", "forget", "name", "confirm", "deny", "chat"]
@@ -172,8 +172,38 @@ _NAME_WORD = (
 #: a name given by "I'm" / "my name is": one word, or two when the second ends the
 #: clause and is no function word ("I'm Anna Lee, ..."; "I'm Dana Too." is Dana); never
 #: ending in "'s" ("I'm Marco's sister" names no one)
-_STOPS = "|".join(CONTENT_STOPWORDS)
-_STOPSET = frozenset(CONTENT_STOPWORDS)
+#: function words that are no part of a two-word name ("I'm With Dana", "I'm Dana Too.");
+#: short on purpose: Will, Don, Per, Else, Can and An are names
+_NAME_STOPS = [
+    "with",
+    "from",
+    "at",
+    "in",
+    "on",
+    "for",
+    "by",
+    "to",
+    "of",
+    "and",
+    "or",
+    "but",
+    "is",
+    "was",
+    "are",
+    "the",
+    "too",
+    "also",
+    "just",
+    "here",
+    "now",
+    "again",
+    "there",
+    "then",
+    "not",
+    "very",
+]
+_STOPS = "|".join(_NAME_STOPS)
+_STOPSET = frozenset(_NAME_STOPS)
 _PERSON = (
     rf"{_NAME_WORD}(?:\s+(?!(?i:{_STOPS})\b){_NAME_WORD}(?=\s*(?:[,.!?;:]|$)))?"
     r"(?!['\u2019]s\b)"
@@ -936,7 +966,7 @@ _QUESTION = re.compile(
     r"(?:is|are|was|were|am|do|does|did|have|has|had|will|would|can|could|should) "
     r"(?:i|you|we|he|she|they|it|my|your|our|his|her|their|the|this|that|these|those|"
     r"there|\w+'s)\b|"
-    rf"(?:the|my|our|your|that|this|and the) (?:[\w']+ ?){{1,4}}, {_WH}\b[^,]*$)"
+    rf"(?:the|my|our|your|that|this|and the) [\w']+(?: [\w']+){{0,3}} ?, {_WH}\b[^,]*$)"
 )
 #: a question ASR ended with a full stop: which/who/what (not "what a"), or
 #: when/where/how with an auxiliary or a measure ("where did", "how much")

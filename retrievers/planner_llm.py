@@ -134,11 +134,16 @@ class LlmPlanner:
         try:
             return LlmChoices.model_validate(json.loads(_json_part(text)))
         except (json.JSONDecodeError, ValidationError) as exc:
-            if cut:
+            if cut and self.max_tokens > 0:
                 raise PlannerUnavailable(
                     f"the LLM planner at {self.base_url} was cut off at {self.max_tokens} "
                     "tokens before its plan was whole; raise VOXMEM_PLANNER__MAX_TOKENS "
                     "(a model that thinks first needs more), or 0 to send no limit"
+                ) from exc
+            if cut:
+                raise PlannerUnavailable(
+                    f"the LLM planner at {self.base_url} was cut off by the endpoint's own "
+                    "token limit before its plan was whole"
                 ) from exc
             raise PlannerUnavailable(
                 f"the LLM planner at {self.base_url} answered something that is not a valid "

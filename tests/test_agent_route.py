@@ -94,6 +94,9 @@ def test_names_as_people_have_them(router: Router) -> None:
         ("my name is ted", "Ted"),
         ("my name is jean-luc", "Jean-Luc"),
         ("I'm Dana Thursday.", "Dana"),
+        ("I'm Will Smith.", "Will Smith"),
+        ("I'm Don Draper.", "Don Draper"),
+        ("I'm Emre Can.", "Emre Can"),
     ):
         r = router.route(text, NAMES)
         assert (r.intent, r.name) == ("name", name), text
@@ -136,7 +139,13 @@ def test_names_as_people_have_them(router: Router) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["I'm " + "ł" * 20_000, "It's " + "Łł" * 10_000 + " x", "I'm " + "Ab" * 10_000 + "."],
+    [
+        "I'm " + "ł" * 20_000,
+        "It's " + "Łł" * 10_000 + " x",
+        "I'm " + "Ab" * 10_000 + ".",
+        "my " + "a" * 20_000,
+        "This is " + "O'B" * 5_000,
+    ],
 )
 def test_a_long_word_does_not_hold_the_router(router: Router, text: str) -> None:
     """A typed turn may hold 20,000 characters: reading it for a name must not take the

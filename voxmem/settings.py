@@ -134,7 +134,7 @@ class PlannerSettings(BaseModel):
     openai_model: str = "gpt-4o-mini"
     timeout_s: float = Field(default=10.0, gt=0)
     #: the most tokens a plan may take (``max_tokens``; 0: not sent, for endpoints that
-    #: refuse the field, such as OpenAI's reasoning models, which also think within it)
+    #: refuse the field)
     max_tokens: int = Field(default=300, ge=0)
 
 
