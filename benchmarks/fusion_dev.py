@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -358,10 +359,19 @@ WEIGHTS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
 FUSIONS = ("z", "minmax", "rrf")
 
 
+#: ``FusionParams.asr_doubt_power`` values swept by ``--speakers``
+DOUBT_POWERS = (0.0, 1.0, 2.0, 4.0, 8.0)
+#: the stored turns' conditions in ``--speakers`` (None: clean), drawn per turn
+STORED_SNRS = (None, None, 10.0, 5.0, 0.0)
+
+
 def main() -> None:
-    """``--turns``: the spoken-turns sweep; otherwise the text passages' sweep."""
+    """``--turns``: the spoken-turns sweep; ``--speakers``: who said what; otherwise the
+    text passages' sweep."""
     args = _args()
-    if args.turns:
+    if args.speakers:
+        speakers_main(args.seed)
+    elif args.turns:
         turns_main(args.seed)
     else:
         passages_main(args.seed)
@@ -480,9 +490,102 @@ def turns_main(seed: int) -> None:
                 rows.setdefault(_label(how, w), []).append(
                     trec_scores(_scored(res.turns, own), qrels)
                 )
+            for power in DOUBT_POWERS[1:]:
+                res = recall(
+                    memory,
+                    "dev",
+                    "Find the turn that answers this spoken question.",
+                    reference=ref,
+                    k=len(which),
+                    params=replace(FusionParams(), asr_doubt_power=power),
+                )
+                rows.setdefault(f"shipped, doubt^{power:g}", []).append(
+                    trec_scores(_scored(res.turns, own), qrels)
+                )
         out[cond] = {k: mean_scores(v)["nDCG@10"] for k, v in rows.items()}
         _print(cond, out[cond])
     _print("mean", {k: float(np.mean([out[c][k] for c in out])) for k in out["clean"]})
+    memory.close()
+
+
+def speakers_main(seed: int) -> None:
+    """Who said what: each fact's answer said by one voice and two turns on the same
+    topic (its question, its related sentence) by two others, every stored turn clean or
+    over a dev background (``STORED_SNRS``), so that some are misheard. Each query is a
+    clean clip of the answer's voice saying something else, with the plan "this
+    speaker, about <the question>" given as is (no planner), and asks for the answer's
+    turn. Swept: ``FusionParams.asr_doubt_power``, against voiceprint-only and dense."""
+    from voxmem.memory.perception import Perception
+    from voxmem.memory.store import AudioMemory
+    from voxmem.retrievers.baselines import Query, retrieve
+    from voxmem.retrievers.metrics import mean_scores, trec_scores
+    from voxmem.retrievers.plan import Constraint, RetrievalPlan
+    from voxmem.retrievers.recall import FusionParams, Reference, recall
+
+    settings = bench_settings(mini=True)
+    cache = ClipCache(settings.cache_dir / "synth")
+    perception = Perception.from_settings(settings)
+    memory = AudioMemory.open(
+        Path(tempfile.mkdtemp(prefix="voxmem-fusion-dev-speakers-")),
+        settings=settings,
+        perception=perception,
+    )
+    voices = [v.id for v in distinct_voices()] + ["festival-slt-hts"]
+    n, nv = len(DEV_FACTS), len(voices)
+    rng = np.random.default_rng(seed)
+    answer: dict[int, set[str]] = {}
+    certainty: dict[str, list[float]] = {"answer": [], "other": []}
+    for i, fact in enumerate(DEV_FACTS):
+        for part, text, shift in (("a", fact[1], 0), ("q", fact[0], 4), ("r", fact[2], 7)):
+            snr = STORED_SNRS[int(rng.integers(len(STORED_SNRS)))]
+            u = Utterance(
+                text,
+                voices[(i + shift) % nv],
+                background=DEV_NOISES[int(rng.integers(len(DEV_NOISES)))] if snr else None,
+                snr_db=snr,
+                seed=4000 + 3 * i + "aqr".index(part),
+            )
+            for seg in memory.ingest(render(u, cache), tenant="dev", session=f"s{i}{part}"):
+                probs = [w.probability for w in seg.words]
+                certainty["answer" if part == "a" else "other"].append(
+                    float(np.mean(probs)) if probs else 1.0
+                )
+                if part == "a":
+                    answer.setdefault(i, set()).add(seg.id)
+    for who, vals in certainty.items():
+        print(
+            f"mean word probability, {who} turns: quartiles",
+            np.round(np.quantile(vals, [0.1, 0.25, 0.5, 0.75]), 3),
+        )
+    rows: dict[str, list[dict[str, float]]] = {}
+    for i, (question, _, _) in enumerate(DEV_FACTS):
+        other = DEV_FACTS[(i + n // 2) % n][2]
+        ref = Reference.encode(
+            memory, render(Utterance(other, voices[i % nv], seed=5000 + i), cache)
+        )
+        qrels = dict.fromkeys(answer[i], 1)
+        for name in ("speaker", "dense"):
+            q = Query(question, ref, instruction_in_text=True)
+            ranked = retrieve(name, memory, "dev", q, k=10_000)
+            rows.setdefault(name, []).append(
+                trec_scores({t.segment.id: t.score for t in ranked}, qrels)
+            )
+        plan = RetrievalPlan(content=question, speaker=Constraint("same"), instruction=question)
+        for power in DOUBT_POWERS:
+            res = recall(
+                memory,
+                "dev",
+                question,
+                reference=ref,
+                plan=plan,
+                k=10_000,
+                params=FusionParams(asr_doubt_power=power),
+            )
+            rows.setdefault(f"doubt^{power:g}", []).append(
+                trec_scores({t.segment.id: t.score for t in res.turns}, qrels)
+            )
+    for name, scores in rows.items():
+        _print(name, mean_scores(scores))
     memory.close()
 
 
@@ -526,6 +629,11 @@ def _args() -> argparse.Namespace:
         "--turns",
         action="store_true",
         help="the facts stored as spoken turns of the memory, not as text passages",
+    )
+    parser.add_argument(
+        "--speakers",
+        action="store_true",
+        help="who said what: a clip's speaker and a topic (the ASR-doubt sweep)",
     )
     return parser.parse_args()
 

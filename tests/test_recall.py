@@ -826,3 +826,67 @@ def test_a_name_no_voice_has_searches_everyone_and_says_so(memory: AudioMemory) 
     memory.name_speaker("t", stored[1].speaker_id, "Bob")
     result = recall(memory, "t", "what did Zelda say about the budget?")
     assert "unknown_speaker" in [n.kind for n in result.plan.notices] and result.turns
+
+
+def test_an_unsure_transcript_counts_less_against_its_turn(memory: AudioMemory) -> None:
+    """Who said what when the ASR misheard the answer: the asked-for voice's turn whose
+    words came out wrong (low word probabilities) loses less for not matching the topic
+    once ``asr_doubt_power`` is set; a turn heard clearly keeps most of the evidence
+    against it, and a turn that matches keeps all of its gain."""
+    from voxmem.memory.records import Segment, Word
+    from voxmem.retrievers.plan import Constraint, RetrievalPlan
+    from voxmem.retrievers.recall import FusionParams
+
+    alice, bob, carol = _voice(memory, 1), _voice(memory, 2), _voice(memory, 3)
+    rows = [
+        ("i see the gun is on two five five four", alice, 0.3),  # "the dentist", misheard
+        ("the dentist moved my appointment to tuesday", bob, 0.9),
+        ("my dentist is very gentle with children", carol, 0.9),
+        ("the dentist bill came to eighty pounds", bob, 0.9),
+        ("we should paint the kitchen green this spring", alice, 0.9),
+        ("the train to leeds was cancelled again", carol, 0.9),
+    ]
+    texts = [t for t, _, _ in rows]
+    pool = [
+        Segment(
+            f"p{i}",
+            "t",
+            "s",
+            f"r{i}",
+            0.0,
+            2.0,
+            transcript=t,
+            words=[Word(w, 0.0, 0.1, p) for w in t.split()],
+            vectors={"text": v, "speaker": voice},
+        )
+        for i, ((t, voice, p), v) in enumerate(
+            zip(rows, memory.perception.text.passages(texts), strict=True)
+        )
+    ]
+    ref = Reference(tone(500), {"speaker": alice}, "")
+    plan = RetrievalPlan(content="dentist", speaker=Constraint("same"))
+
+    def ranked(power: float) -> list:
+        return recall(
+            memory,
+            "t",
+            "what did this speaker say about the dentist",
+            reference=ref,
+            plan=plan,
+            pool=pool,
+            k=len(pool),
+            params=FusionParams(asr_doubt_power=power),
+        ).turns
+
+    before, after = ranked(0.0), ranked(2.0)
+    order = [t.segment.id for t in before], [t.segment.id for t in after]
+    assert order[1].index("p0") < order[0].index("p0"), order
+    z = {
+        p: {t.segment.id: t.evidence["content"].z for t in turns}
+        for p, turns in ((0, before), (2, after))
+    }
+    assert z[0]["p0"] < 0 and z[2]["p0"] == pytest.approx(z[0]["p0"] * 0.3**2)
+    for sid in ("p4", "p5"):  # heard clearly: the evidence against them barely shrinks
+        assert z[2][sid] == pytest.approx(z[0][sid] * 0.9**2) and z[0][sid] < 0
+    for sid in ("p1", "p2", "p3"):  # matching the topic is never shrunk
+        assert z[2][sid] == pytest.approx(z[0][sid]) and z[0][sid] > 0
