@@ -1,7 +1,7 @@
-"""The dev sets that ``FusionParams.lexical_weight`` and ``lexical_weight_turns`` are
-chosen on, and the sweeps.
+"""The dev sets that ``FusionParams.lexical_weight``, ``lexical_weight_turns`` and
+``asr_doubt_power`` are chosen on, and the sweeps.
 
-    python -m voxmem.benchmarks.fusion_dev [--seed 0] [--turns]
+    python -m voxmem.benchmarks.fusion_dev [--seed 0] [--turns | --speakers]
 
 Spoken questions to a text corpus, as in SQuTR, but with questions and passages of
 its own (no wording of ``facts.FACTS``, which every mini edition is built from) and
@@ -13,7 +13,9 @@ spoken question asks for the turn that answers it, as a dialogue's next turn wou
 Sixty facts: the first twenty written with the first sweep, forty more on 2026-12-06
 (a third of them answered in other words than the question's, a third sharing two or
 so of its words, the rest more). Each fusion function (``FusionParams.lexical_fusion``)
-is swept with each weight.
+is swept with each weight. With ``--speakers`` the facts are said by several voices,
+some over noise so that the ASR mishears them, and a clip of one voice asks what that
+voice said about a fact (``FusionParams.asr_doubt_power``).
 Role: ``dev``. No test edition is ever read here.
 """
 
@@ -360,7 +362,15 @@ FUSIONS = ("z", "minmax", "rrf")
 
 
 #: ``FusionParams.asr_doubt_power`` values swept by ``--speakers``
-DOUBT_POWERS = (0.0, 1.0, 2.0, 4.0, 8.0)
+DOUBT_POWERS = (0.0, 1.0, 2.0, 4.0)
+#: what every voice also says in ``--speakers``, about nothing (off-topic turns that the
+#: ASR may be unsure of: they must not rise for it)
+CHATTER = (
+    "Yeah, yeah, I know, right.",
+    "Okay, sure, that sounds fine to me.",
+    "Hmm, let me think about that for a second.",
+    "Sorry, could you say that again?",
+)
 #: the stored turns' conditions in ``--speakers`` (None: clean), drawn per turn
 STORED_SNRS = (None, None, 10.0, 5.0, 0.0)
 
@@ -485,7 +495,9 @@ def turns_main(seed: int) -> None:
                     "Find the turn that answers this spoken question.",
                     reference=ref,
                     k=len(which),
-                    params=FusionParams(lexical_weight_turns=w, lexical_fusion=how),
+                    params=FusionParams(
+                        lexical_weight_turns=w, lexical_fusion=how, asr_doubt_power=0.0
+                    ),
                 )
                 rows.setdefault(_label(how, w), []).append(
                     trec_scores(_scored(res.turns, own), qrels)
@@ -510,11 +522,13 @@ def turns_main(seed: int) -> None:
 
 def speakers_main(seed: int) -> None:
     """Who said what: each fact's answer said by one voice and two turns on the same
-    topic (its question, its related sentence) by two others, every stored turn clean or
-    over a dev background (``STORED_SNRS``), so that some are misheard. Each query is a
+    topic (its question, its related sentence) by two others, and every voice's
+    ``CHATTER``; each stored turn clean or over a dev background (``STORED_SNRS``), so
+    that some are misheard. Each query is a
     clean clip of the answer's voice saying something else, with the plan "this
     speaker, about <the question>" given as is (no planner), and asks for the answer's
-    turn. Swept: ``FusionParams.asr_doubt_power``, against voiceprint-only and dense."""
+    turn. Swept: ``FusionParams.asr_doubt_power``, against voiceprint-only and dense;
+    "chatter in top 3" counts chatter ranked in the first three, per query."""
     from voxmem.memory.perception import Perception
     from voxmem.memory.store import AudioMemory
     from voxmem.retrievers.baselines import Query, retrieve
@@ -552,6 +566,19 @@ def speakers_main(seed: int) -> None:
                 )
                 if part == "a":
                     answer.setdefault(i, set()).add(seg.id)
+    chatter: set[str] = set()
+    for v, voice in enumerate(voices):
+        for c, text in enumerate(CHATTER):
+            snr = STORED_SNRS[int(rng.integers(len(STORED_SNRS)))]
+            u = Utterance(
+                text,
+                voice,
+                background=DEV_NOISES[int(rng.integers(len(DEV_NOISES)))] if snr else None,
+                snr_db=snr,
+                seed=6000 + len(CHATTER) * v + c,
+            )
+            for seg in memory.ingest(render(u, cache), tenant="dev", session=f"c{v}{c}"):
+                chatter.add(seg.id)
     for who, vals in certainty.items():
         print(
             f"mean word probability, {who} turns: quartiles",
@@ -563,7 +590,7 @@ def speakers_main(seed: int) -> None:
         ref = Reference.encode(
             memory, render(Utterance(other, voices[i % nv], seed=5000 + i), cache)
         )
-        qrels = dict.fromkeys(answer[i], 1)
+        qrels = dict.fromkeys(answer.get(i, ()), 1)
         for name in ("speaker", "dense"):
             q = Query(question, ref, instruction_in_text=True)
             ranked = retrieve(name, memory, "dev", q, k=10_000)
@@ -581,9 +608,9 @@ def speakers_main(seed: int) -> None:
                 k=10_000,
                 params=FusionParams(asr_doubt_power=power),
             )
-            rows.setdefault(f"doubt^{power:g}", []).append(
-                trec_scores({t.segment.id: t.score for t in res.turns}, qrels)
-            )
+            scored = trec_scores({t.segment.id: t.score for t in res.turns}, qrels)
+            scored["chatter in top 3"] = float(sum(t.segment.id in chatter for t in res.turns[:3]))
+            rows.setdefault(f"doubt^{power:g}", []).append(scored)
     for name, scores in rows.items():
         _print(name, mean_scores(scores))
     memory.close()

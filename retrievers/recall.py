@@ -9,7 +9,9 @@ encoded with the memory's own encoders; every space the plan uses is searched
 stored vectors, each attribute's scores are z-normalised over the candidates,
 and they are fused so that required constraints dominate: the fused score is
 the mean of the attribute scores plus their minimum, so a turn that fails any
-one constraint cannot outrank one that meets them all on the same footing.
+one constraint cannot outrank one that meets them all on the same footing. A
+spoken turn whose words the ASR was much less sure of than the other candidates'
+has the evidence against its content scaled down (``FusionParams.asr_doubt_power``).
 Content is judged on two kinds of evidence, fused into its one score: the text
 vectors' cosine and BM25 over the transcripts (an exact rare word survives noise
 that moves a vector). Target values (``sad``, ``rain``) are scored from the stored
@@ -19,6 +21,7 @@ once the memory knows them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -69,18 +72,31 @@ class FusionParams:
     #: how the two content scores are put on one scale before they are mixed:
     #: ``z``, ``minmax`` or ``rrf`` (see ``_blend``)
     lexical_fusion: str = "z"
-    #: how little a spoken turn's missing content counts when its words are unsure: a
-    #: negative content z is multiplied by the turn's mean ASR word probability to this
-    #: power (0: as is). A transcript the ASR got wrong does not say what was not said.
-    #: Chosen on a dev set of its own (``python -m voxmem.benchmarks.fusion_dev
-    #: --speakers``, who said what over misheard turns; R@10 0.917 -> 0.933 (seed 0) and
-    #: 0.883 -> 0.917 (seed 1) at 2, the same from 2 to 8; content alone (``--turns``)
-    #: unchanged at every SNR, 2026-12-07)
-    asr_doubt_power: float = 2.0
+    #: how little a spoken turn's missing content counts when the ASR was unsure of its
+    #: words: a turn whose mean word probability is below the candidates' median has
+    #: its negative content z multiplied by (its mean / the median, at least
+    #: ``asr_doubt_floor``) to this power (0: as is). A transcript the ASR got wrong
+    #: does not say what was not said. Turns with fewer than ``asr_doubt_min_words``
+    #: timed words (a "yeah, okay"; an agent's own turn, stored from its text) keep
+    #: their evidence whole. Chosen on a dev set of its own (``python -m
+    #: voxmem.benchmarks.fusion_dev --speakers``: who said what over turns some of which
+    #: were misheard, with chatter; 0, 1, 2, 4 swept, 4 best on both seeds: R@10 0.933
+    #: all, nDCG@10 0.776 both (seed 0); R@10 0.917 -> 0.950, nDCG@10 0.774 -> 0.784
+    #: (seed 1); chatter never in the top 3; 2026-12-07). The mechanism was found on one
+    #: VoiceTrace-mini document (see benchmarks/RESULTS.md).
+    asr_doubt_power: float = 4.0
+    asr_doubt_floor: float = 0.5
+    asr_doubt_min_words: int = 4
 
     def __post_init__(self) -> None:
         if self.lexical_fusion not in ("z", "minmax", "rrf"):
             raise ValueError(f"lexical_fusion {self.lexical_fusion!r}: choose z, minmax or rrf")
+        if not (math.isfinite(self.asr_doubt_power) and self.asr_doubt_power >= 0):
+            raise ValueError(f"asr_doubt_power {self.asr_doubt_power!r}: 0 or more (0: off)")
+        if not 0 < self.asr_doubt_floor <= 1:
+            raise ValueError(f"asr_doubt_floor {self.asr_doubt_floor!r}: above 0, at most 1")
+        if self.asr_doubt_min_words < 1:
+            raise ValueError(f"asr_doubt_min_words {self.asr_doubt_min_words!r}: 1 or more")
 
 
 @dataclass(frozen=True)
@@ -304,8 +320,10 @@ def recall(
         columns[attr] = ("label", scores)
 
     sure: dict[str, np.ndarray] = {}
-    if "content" in columns and params.asr_doubt_power > 0 and _spoken(cands):
-        sure["content"] = _word_certainty(cands) ** params.asr_doubt_power
+    if "content" in columns and params.asr_doubt_power > 0:
+        doubt = _word_doubt(cands, params)
+        if doubt is not None:
+            sure["content"] = doubt
     turns = _fuse(cands, columns, params, parts, sure)
     turns.sort(key=lambda t: (-t.score, t.segment.created_at, t.segment.start))
     if plan.time.order is not None:
@@ -526,11 +544,24 @@ def _z(raw: np.ndarray) -> np.ndarray:
     return (raw - raw.mean()) / sd if sd > 1e-9 else np.zeros_like(raw)
 
 
-def _word_certainty(cands: Sequence[Segment]) -> np.ndarray:
-    """Each turn's mean ASR word probability; 1 for a turn with no timed words."""
-    return np.array(
-        [float(np.mean([w.probability for w in s.words])) if s.words else 1.0 for s in cands]
-    )
+def _word_doubt(cands: Sequence[Segment], params: FusionParams) -> np.ndarray | None:
+    """How much of the evidence against each turn's content stands (1: all of it), from
+    how sure the ASR was of its words against the other candidates (see
+    ``FusionParams.asr_doubt_power``); None when fewer than three turns have words to
+    judge by."""
+    sure = np.full(len(cands), np.nan)
+    for i, s in enumerate(cands):
+        if s.end > s.start and len(s.words) >= params.asr_doubt_min_words:
+            probs = np.array([w.probability for w in s.words], dtype=float)
+            sure[i] = float(np.clip(np.nan_to_num(probs, nan=1.0), 0.0, 1.0).mean())
+    judged = np.isfinite(sure)
+    if judged.sum() < 3:
+        return None
+    median = float(np.median(sure[judged]))
+    if median <= 0:
+        return None
+    share = np.clip(np.where(judged, sure / median, 1.0), params.asr_doubt_floor, 1.0)
+    return share**params.asr_doubt_power
 
 
 def _fuse(

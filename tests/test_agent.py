@@ -37,15 +37,22 @@ def make_agent(root: Path, **kw: object) -> tuple[VoiceAgent, KeyedTranscriber]:
     return VoiceAgent(memory, synthesizer_=HummingSynthesizer(), **kw), asr  # type: ignore[arg-type]
 
 
+def speaking(agent: VoiceAgent, asr: KeyedTranscriber):
+    """``say(voice, session, text)``: one of the fake voices speaks a turn to the agent
+    as tenant "acme"."""
+
+    async def say(voice: int, session: str, text: str):
+        return await agent.turn("acme", session, audio=said(asr, voice, text))
+
+    return say
+
+
 async def test_names_with_accents_hyphens_and_two_words(tmp_path: Path) -> None:
     """A name the introduction rules once missed is remembered for the voice, welcomed
     back, and asked about by name."""
     agent, asr = make_agent(tmp_path)
+    say = speaking(agent, asr)
     async with agent:
-
-        async def say(voice: int, session: str, text: str):
-            return await agent.turn("acme", session, audio=said(asr, voice, text))
-
         r = await say(DANA, "monday", "Hi, I'm Jean-Luc.")
         assert r.intent == "name" and "Jean-Luc" in r.reply
         r = await say(MARCO, "monday", "My name is Siobhan O'Brien.")
@@ -64,11 +71,8 @@ async def test_names_with_accents_hyphens_and_two_words(tmp_path: Path) -> None:
 
 async def test_who_said_what_over_two_sessions(tmp_path: Path) -> None:
     agent, asr = make_agent(tmp_path)
+    say = speaking(agent, asr)
     async with agent:
-
-        async def say(voice: int, session: str, text: str):
-            return await agent.turn("acme", session, audio=said(asr, voice, text))
-
         r = await say(DANA, "monday", "Hi, I'm Dana.")
         assert r.intent == "name" and "Dana" in r.reply
         await say(MARCO, "monday", "Hello, my name is Marco.")
