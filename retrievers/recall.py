@@ -9,9 +9,10 @@ encoded with the memory's own encoders; every space the plan uses is searched
 stored vectors, each attribute's scores are z-normalised over the candidates,
 and they are fused so that required constraints dominate: the fused score is
 the mean of the attribute scores plus their minimum, so a turn that fails any
-one constraint cannot outrank one that meets them all on the same footing. A
-spoken turn whose words the ASR was much less sure of than the other candidates'
-has the evidence against its content scaled down (``FusionParams.asr_doubt_power``).
+one constraint cannot outrank one that meets them all on the same footing
+(``FusionParams.asr_doubt_power``, off by default, weakens the evidence against a
+spoken turn's content when the ASR was less sure of its words than of the other
+candidates').
 Content is judged on two kinds of evidence, fused into its one score: the text
 vectors' cosine and BM25 over the transcripts (an exact rare word survives noise
 that moves a vector). Target values (``sad``, ``rain``) are scored from the stored
@@ -73,18 +74,21 @@ class FusionParams:
     #: ``z``, ``minmax`` or ``rrf`` (see ``_blend``)
     lexical_fusion: str = "z"
     #: how little a spoken turn's missing content counts when the ASR was unsure of its
-    #: words: a turn whose mean word probability is below the candidates' median has
-    #: its negative content z multiplied by (its mean / the median, at least
-    #: ``asr_doubt_floor``) to this power (0: as is). A transcript the ASR got wrong
-    #: does not say what was not said. Turns with fewer than ``asr_doubt_min_words``
-    #: timed words (a "yeah, okay"; an agent's own turn, stored from its text) keep
-    #: their evidence whole. Chosen on a dev set of its own (``python -m
-    #: voxmem.benchmarks.fusion_dev --speakers``: who said what over turns some of which
-    #: were misheard, with chatter; 0, 1, 2, 4 swept, 4 best on both seeds: R@10 0.933
-    #: all, nDCG@10 0.776 both (seed 0); R@10 0.917 -> 0.950, nDCG@10 0.774 -> 0.784
-    #: (seed 1); chatter never in the top 3; 2026-12-07). The mechanism was found on one
-    #: VoiceTrace-mini document (see benchmarks/RESULTS.md).
-    asr_doubt_power: float = 4.0
+    #: words (0, the default: as much as any other turn's). Above 0, a turn whose mean
+    #: word probability is below the median of the candidates that have at least
+    #: ``asr_doubt_min_words`` timed words has its negative content z multiplied by (its
+    #: mean / that median, at least ``asr_doubt_floor``) to this power; shorter turns,
+    #: turns without words (an agent's own, stored from its text) and text passages keep
+    #: their evidence whole, and with fewer than three such candidates nothing changes.
+    #: A transcript the ASR got wrong does not say what was not said, but neither does
+    #: unsure chatter: on the dev set of its own (``python -m
+    #: voxmem.benchmarks.fusion_dev --speakers``, who said what over partly misheard
+    #: turns; 0, 1, 2 and 4 swept) 4 gained 2 of 60 queries on one seed and none on the
+    #: other, and a review found it lifts a noisy place's off-topic turns over a clear
+    #: answer when the plan asks for that place, and the asked-for voice's unsure small
+    #: talk over a clear answer in other words. Off until a dev set shows it does more
+    #: good than that (benchmarks/RESULTS.md, 2026-12-07).
+    asr_doubt_power: float = 0.0
     asr_doubt_floor: float = 0.5
     asr_doubt_min_words: int = 4
 
@@ -92,10 +96,12 @@ class FusionParams:
         if self.lexical_fusion not in ("z", "minmax", "rrf"):
             raise ValueError(f"lexical_fusion {self.lexical_fusion!r}: choose z, minmax or rrf")
         if not (math.isfinite(self.asr_doubt_power) and self.asr_doubt_power >= 0):
-            raise ValueError(f"asr_doubt_power {self.asr_doubt_power!r}: 0 or more (0: off)")
+            raise ValueError(
+                f"asr_doubt_power {self.asr_doubt_power!r}: a finite number, 0 or more (0: off)"
+            )
         if not 0 < self.asr_doubt_floor <= 1:
             raise ValueError(f"asr_doubt_floor {self.asr_doubt_floor!r}: above 0, at most 1")
-        if self.asr_doubt_min_words < 1:
+        if not isinstance(self.asr_doubt_min_words, int) or self.asr_doubt_min_words < 1:
             raise ValueError(f"asr_doubt_min_words {self.asr_doubt_min_words!r}: 1 or more")
 
 
@@ -108,8 +114,8 @@ class Evidence:
     #: (content: text cosine and BM25 over the transcript, fused)
     how: str
     raw: float
-    #: z-normalised over the candidates; content's below 0 scaled down by how sure the
-    #: ASR was of the turn's words (``FusionParams.asr_doubt_power``)
+    #: z-normalised over the candidates (with ``FusionParams.asr_doubt_power`` set,
+    #: content's below 0 scaled down by how sure the ASR was of the turn's words)
     z: float
     matched: bool
     #: the fused evidence's parts, raw: {"vector": cosine, "lexical": BM25 score}

@@ -938,6 +938,8 @@ def test_doubt_spares_short_turns_text_and_broken_probabilities(memory: AudioMem
     for setting in (
         {"asr_doubt_power": float("nan")},
         {"asr_doubt_power": -1.0},
+        {"asr_doubt_power": float("inf")},
+        {"asr_doubt_min_words": 2.5},
         {"asr_doubt_floor": 0.0},
         {"asr_doubt_min_words": 0},
     ):
