@@ -92,8 +92,21 @@ def test_a_test_pools_errors_are_not_listed(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_spoken_questions_are_what_the_recognizer_hears(tmp_path: Path) -> None:
-    # the shipped synthetic voice and whisper: the question reaches the router as text
-    item = _item("Which station does my train leave from?", True, "user_fact", HISTORY)
+    """The shipped synthetic voice and whisper: the question reaches the router as the
+    settings' ASR hears the first benchmark voice say it. What whisper hears of one
+    synthetic voice differs between CPUs (on one machine "which stationed as my train
+    leave from."), so the words are checked against the recognizer's own reading of the
+    same clip, and only for the gist against the written question."""
+    from voxmem.benchmarks.retrieval.contextdialog_mini import USER_VOICES
+    from voxmem.benchmarks.synth import Utterance, render
+    from voxmem.memory.encoders.factory import transcriber
+    from voxmem.settings import Settings
+
+    question = "Which station does my train leave from?"
+    item = _item(question, True, "user_fact", HISTORY)
     (heard,) = routing_bench.spoken([item], tmp_path)
     assert heard["history"] == item["history"] and heard["question"] != ""
-    assert {"station", "train"} <= set(heard["question"].lower().replace("?", " ").split())
+    clip = render(Utterance(question, USER_VOICES[0]), tmp_path)
+    assert heard["question"] == transcriber(Settings()).transcribe(clip).text.strip()
+    words = set(heard["question"].lower().replace("?", " ").replace(".", " ").split())
+    assert len(words & {"which", "station", "does", "my", "train", "leave", "from"}) >= 4
