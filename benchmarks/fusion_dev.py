@@ -511,7 +511,7 @@ def turns_main(seed: int) -> None:
                     k=len(which),
                     params=replace(FusionParams(), asr_doubt_power=power),
                 )
-                rows.setdefault(f"shipped, doubt^{power:g}", []).append(
+                rows.setdefault(f"shipped weights, doubt^{power:g}", []).append(
                     trec_scores(_scored(res.turns, own), qrels)
                 )
         out[cond] = {k: mean_scores(v)["nDCG@10"] for k, v in rows.items()}

@@ -84,10 +84,10 @@ class FusionParams:
     #: unsure chatter: on the dev set of its own (``python -m
     #: voxmem.benchmarks.fusion_dev --speakers``, who said what over partly misheard
     #: turns; 0, 1, 2 and 4 swept) 4 gained 2 of 60 queries on one seed and none on the
-    #: other, and a review found it lifts a noisy place's off-topic turns over a clear
-    #: answer when the plan asks for that place, and the asked-for voice's unsure small
-    #: talk over a clear answer in other words. Off until a dev set shows it does more
-    #: good than that (benchmarks/RESULTS.md, 2026-12-07).
+    #: other, and it lifts a noisy place's off-topic turns over a clear answer when the
+    #: plan asks for that place, and the asked-for voice's unsure small talk over a
+    #: clear answer in other words. Off until a dev set shows it does more good than
+    #: that (benchmarks/RESULTS.md, 2026-12-07).
     asr_doubt_power: float = 0.0
     asr_doubt_floor: float = 0.5
     asr_doubt_min_words: int = 4
