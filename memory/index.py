@@ -151,6 +151,9 @@ class ChromaIndex:
         self.path = chroma.path or default_path
         self._collections: dict[str, Any] = {}
         self._lock = SharedLock()
+        #: the thread holding the index's file lock exclusively (taken only under
+        #: ``self._lock.exclusive()``), which may take it again
+        self._file_writer: int | None = None
         self._generation = -1
         self._closed = False
         #: whether a collection was dropped since the last purge (its graph folder can
@@ -230,7 +233,18 @@ class ChromaIndex:
             SharedSystemClient.clear_system_cache()
             gc.collect()
             self._generation = -1  # forces a reload on the next access
-        if settle and self.mode == "embedded":
+            if settle:
+                self._settle()
+
+    def _settle(self) -> None:
+        """Wait until the embedded index's files are quiet, with this process's other
+        threads and other processes' writers held back meanwhile: writes that go on
+        would keep the files changing for the whole wait (a minute per wait, seen with
+        a forget beside a steady ingest), while what Chroma writes out in the background
+        for the operations already done lands within a moment."""
+        if self.mode != "embedded":
+            return
+        with self._lock.exclusive(), self._file_lock(write=True):
             _wait_quiet(self.path)
 
     def _reload(self) -> None:
@@ -316,11 +330,19 @@ class ChromaIndex:
         if self.mode != "embedded":
             yield
             return
+        me = threading.get_ident()
+        if self._file_writer == me:  # held exclusively by this thread already
+            yield
+            return
         with open(self.path / ".voxmem-index.lock", "a+") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
+            if write:
+                self._file_writer = me
             try:
                 yield
             finally:
+                if write:
+                    self._file_writer = None
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
     def _on(self, tenant: str, space: str, create: bool, use: Callable[[Any], T]) -> T | None:
@@ -571,7 +593,7 @@ class ChromaIndex:
             return set()
         import sqlite3
 
-        _wait_quiet(self.path)  # let Chroma's background writes land first
+        self._settle()  # let Chroma's background writes land first
         owner: dict[str, str] = {}
         db = self.path / "chroma.sqlite3"
         if db.exists():

@@ -476,8 +476,12 @@ def test_training_is_deterministic(tmp_path: Path) -> None:
     from voxmem.benchmarks.train_planner import TrainParams, train_planner
     from voxmem.retrievers.planner import weights_hash
 
-    # two tagger epochs: the written pools' rows join in the second; two members
-    p = TrainParams(train=80, dev=20, span_epochs=2, tag_epochs=2, members=2)
+    # two tagger epochs: the written pools' rows join in the second; two members, each
+    # with a few of the dialogue-role and aside requests (their 800 each of a real run
+    # would be most of the encoding)
+    p = TrainParams(
+        train=80, dev=20, span_epochs=2, tag_epochs=2, members=2, dialogue=20, asides=20
+    )
     hashes = []
     cache = tmp_path / "encodings"
     for name in ("a", "b"):
