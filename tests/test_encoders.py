@@ -199,6 +199,41 @@ def test_whisper_base_transcribes_real_speech_with_word_times(settings: Settings
     assert asr.transcribe(Audio(np.zeros(16_000, np.float32))).text == ""
 
 
+@pytest.mark.models
+def test_the_language_is_detected_on_the_window_the_decode_encodes(settings: Settings) -> None:
+    """faster-whisper encodes a clip's first window to detect its language, then again to
+    decode it; the transcriber's model encodes it once, and hears the same words."""
+    from faster_whisper import WhisperModel
+
+    from voxmem.memory.encoders.asr import _one_encoding_per_window
+    from voxmem.memory.encoders.factory import transcriber
+
+    location = transcriber(settings).resolved.location
+    audio = load_audio(f"{LIBRIVOX}/sense_and_sensibility_01_austen_64kb-0880.wav")
+    samples = np.ascontiguousarray(audio.samples, dtype=np.float32)
+    # a clip longer than a window too: each window encoded once, the first not twice
+    longer = np.concatenate([samples] * (1 + int(35 * 16_000 / len(samples))))
+    heard = []
+    for wrap in (False, True):
+        model = WhisperModel(location, device="cpu", compute_type="int8", local_files_only=True)
+        calls: list[tuple[int, ...]] = []
+        encode = model.encode
+        model.encode = lambda f, encode=encode, calls=calls: calls.append(f.shape) or encode(f)
+        model = _one_encoding_per_window(model) if wrap else model
+        for clip in (samples, longer):
+            del calls[:]
+            # greedy only: the sampled fallback at higher temperatures differs run to run
+            segments, info = model.transcribe(
+                clip, beam_size=1, word_timestamps=True, vad_filter=True, temperature=0.0
+            )
+            words = [(w.word, w.start, w.end, w.probability) for s in segments for w in s.words]
+            assert info.language == "en" and words
+            heard.append(words)
+            windows = 1 + (clip is longer)
+            assert len(calls) == (windows if wrap else windows + 1), (wrap, calls)
+    assert heard[:2] == heard[2:]
+
+
 @pytest.mark.parametrize(
     ("role", "builder", "default"),
     [

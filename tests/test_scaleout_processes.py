@@ -61,29 +61,42 @@ def engines(tmp_path: Path, pg: PgServer) -> Iterator[tuple[str, str]]:
 
 
 @contextlib.contextmanager
-def _server(root: Path, catalog: str, chroma: str) -> Iterator[str]:
-    root.mkdir(parents=True, exist_ok=True)
-    log = open(root / "stderr.log", "w")  # noqa: SIM115 (closed below; a pipe nobody reads fills)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.serve_child", str(root), catalog, chroma, json.dumps(SPEECH)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=log,
-        text=True,
-    )
+def _servers(roots: list[Path], catalog: str, chroma: str) -> Iterator[list[str]]:
+    """A voice server process per folder of ``roots``, started side by side (each loads
+    its models alone); their URLs once all of them listen."""
+    procs, logs = [], []
     try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("PORT"), line + (root / "stderr.log").read_text()
-        yield f"ws://127.0.0.1:{line.split()[1]}/v1/realtime"
+        for root in roots:
+            root.mkdir(parents=True, exist_ok=True)
+            logs.append(open(root / "stderr.log", "w"))  # noqa: SIM115 (closed below; a pipe nobody reads fills)
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "tests.serve_child", str(root), catalog, chroma,
+                     json.dumps(SPEECH)],
+                    cwd=ROOT,
+                    stdout=subprocess.PIPE,
+                    stderr=logs[-1],
+                    text=True,
+                )
+            )  # fmt: skip
+        urls = []
+        for proc, root in zip(procs, roots, strict=True):
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert line.startswith("PORT"), line + (root / "stderr.log").read_text()
+            urls.append(f"ws://127.0.0.1:{line.split()[1]}/v1/realtime")
+        yield urls
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        for proc in procs:
+            proc.send_signal(signal.SIGTERM)
+        for proc in procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for log in logs:
+            log.close()
 
 
 async def _say(url: str, text: str) -> dict[str, Any]:
@@ -126,10 +139,7 @@ async def test_two_server_processes_share_one_memory(
 ) -> None:
     catalog_url, chroma_url = engines
     catalog = PostgresCatalog(catalog_url)
-    with (
-        _server(tmp_path / "one", catalog_url, chroma_url) as one,
-        _server(tmp_path / "two", catalog_url, chroma_url) as two,
-    ):
+    with _servers([tmp_path / "one", tmp_path / "two"], catalog_url, chroma_url) as (one, two):
         # Dana introduces herself and states a fact on process one; Marco on process two
         r = await _say(one, DANA["150"])
         assert "Dana" in r["reply"], r

@@ -55,12 +55,14 @@ class WhisperTranscriber:
         def load() -> Any:
             from faster_whisper import WhisperModel
 
-            return WhisperModel(
-                model.location,
-                device="cpu",
-                compute_type="int8",
-                cpu_threads=threads,
-                local_files_only=model.source != "hub",
+            return _one_encoding_per_window(
+                WhisperModel(
+                    model.location,
+                    device="cpu",
+                    compute_type="int8",
+                    cpu_threads=threads,
+                    local_files_only=model.source != "hub",
+                )
             )
 
         #: where the weights came from
@@ -149,6 +151,56 @@ class WhisperTranscriber:
         if len(tokens) >= cap - len(prompt) - 1:
             return None
         return str(tokenizer.decode(tokens)).strip()
+
+
+#: encoder outputs kept per model: one per transcription running at once is enough
+_ENCODINGS_KEPT = 4
+
+
+def _one_encoding_per_window(model: Any) -> Any:
+    """``model`` (a faster-whisper ``WhisperModel``) with its first window encoded once
+    where the language is detected: faster-whisper encodes the window to detect the
+    language, then again to decode it. The detection is handed the frames the decode
+    encodes (all but the feature extractor's last frame, past the end of the audio), and
+    the encoder's outputs are kept by the bytes of its input, so the decode reuses the
+    detection's. The decode's input, and so every word, is as before; the detection
+    reads 10 ms less of the clip. About a second less per clip of a short turn on two
+    cores."""
+    import hashlib
+    import threading
+    from collections import OrderedDict
+
+    encode, detect = model.encode, model.detect_language
+    kept: OrderedDict[bytes, Any] = OrderedDict()
+    lock = threading.Lock()
+    window = model.feature_extractor.nb_max_frames
+
+    def encode_once(features: np.ndarray) -> Any:
+        key = (
+            hashlib.blake2b(np.ascontiguousarray(features).view(np.uint8), digest_size=16).digest()
+            + str(features.shape).encode()
+        )
+        with lock:
+            if key in kept:
+                kept.move_to_end(key)
+                return kept[key]
+        out = encode(features)
+        with lock:
+            kept[key] = out
+            while len(kept) > _ENCODINGS_KEPT:
+                kept.popitem(last=False)
+        return out
+
+    def detect_on_decoded_frames(
+        audio: np.ndarray | None = None, features: np.ndarray | None = None, **kw: Any
+    ) -> Any:
+        if audio is None and features is not None and 1 < features.shape[-1] <= window + 1:
+            features = features[..., :-1]  # what the decode's window holds
+        return detect(audio=audio, features=features, **kw)
+
+    model.encode = encode_once
+    model.detect_language = detect_on_decoded_frames
+    return model
 
 
 #: what may touch a word (apostrophes, hyphens): a word so joined is left alone
