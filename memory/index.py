@@ -55,6 +55,10 @@ ORPHAN_SETTLE_S = 0.3
 INDEX_SETTLE_S = 0.3
 #: the longest wait for the index's files to settle
 SETTLE_TIMEOUT_S = 60.0
+#: the same with every writer and reader of the index held back meanwhile: the files
+#: settle within a moment then, unless something outside the locks keeps writing, and
+#: the wait should not stall the searches of live sessions for long
+SETTLE_LOCKED_TIMEOUT_S = 10.0
 
 
 def collection_name(tenant: str, space: str) -> str:
@@ -241,11 +245,12 @@ class ChromaIndex:
         threads and other processes' writers held back meanwhile: writes that go on
         would keep the files changing for the whole wait (a minute per wait, seen with
         a forget beside a steady ingest), while what Chroma writes out in the background
-        for the operations already done lands within a moment."""
+        for the operations already done lands within a moment. Not to be called from a
+        read (the read's shared hold would wait on itself)."""
         if self.mode != "embedded":
             return
         with self._lock.exclusive(), self._file_lock(write=True):
-            _wait_quiet(self.path)
+            _wait_quiet(self.path, timeout_s=SETTLE_LOCKED_TIMEOUT_S)
 
     def _reload(self) -> None:
         from chromadb.api.client import SharedSystemClient
@@ -782,12 +787,14 @@ def _snapshot(path: Path) -> set[tuple[str, int, int]] | None:
     return out
 
 
-def _wait_quiet(path: Path, quiet_s: float = INDEX_SETTLE_S) -> None:
+def _wait_quiet(
+    path: Path, quiet_s: float = INDEX_SETTLE_S, timeout_s: float = SETTLE_TIMEOUT_S
+) -> None:
     """Wait until no file under ``path`` has appeared, changed or gone for ``quiet_s``
-    (at most SETTLE_TIMEOUT_S): a fixed sleep is too short on a busy machine."""
+    (at most ``timeout_s``): a fixed sleep is too short on a busy machine."""
     if not path.exists():
         return
-    deadline = time.monotonic() + SETTLE_TIMEOUT_S
+    deadline = time.monotonic() + timeout_s
     last = _snapshot(path)
     quiet_since = time.monotonic()
     while time.monotonic() < deadline:
@@ -797,7 +804,7 @@ def _wait_quiet(path: Path, quiet_s: float = INDEX_SETTLE_S) -> None:
             last, quiet_since = now, time.monotonic()
         elif time.monotonic() - quiet_since >= quiet_s:
             return
-    log.warning("the index files at %s kept changing for %.0f s", path, SETTLE_TIMEOUT_S)
+    log.warning("the index files at %s kept changing for %.0f s", path, timeout_s)
 
 
 def _erase_orphans(path: Path, live: set[str]) -> bool:

@@ -213,9 +213,11 @@ def test_the_language_is_detected_on_the_window_the_decode_encodes(settings: Set
     samples = np.ascontiguousarray(audio.samples, dtype=np.float32)
     # a clip longer than a window too: each window encoded once, the first not twice
     longer = np.concatenate([samples] * (1 + int(35 * 16_000 / len(samples))))
-    heard = []
+    heard, encodes = [], []
     for wrap in (False, True):
         model = WhisperModel(location, device="cpu", compute_type="int8", local_files_only=True)
+        if not model.model.is_multilingual:
+            pytest.skip(f"{location} is English-only: it detects no language")
         calls: list[tuple[int, ...]] = []
         encode = model.encode
         model.encode = lambda f, encode=encode, calls=calls: calls.append(f.shape) or encode(f)
@@ -229,8 +231,9 @@ def test_the_language_is_detected_on_the_window_the_decode_encodes(settings: Set
             words = [(w.word, w.start, w.end, w.probability) for s in segments for w in s.words]
             assert info.language == "en" and words
             heard.append(words)
-            windows = 1 + (clip is longer)
-            assert len(calls) == (windows if wrap else windows + 1), (wrap, calls)
+            encodes.append(len(calls))
+    # the same windows decoded, the same words heard, one encoding fewer per clip
+    assert encodes[2:] == [n - 1 for n in encodes[:2]] and encodes[3] >= 2, encodes
     assert heard[:2] == heard[2:]
 
 
