@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -10,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.conftest import ROOT
 from voxmem.audio import Audio, load_audio
 from voxmem.benchmarks.synth import ClipCache, Utterance, render
 from voxmem.errors import InvalidAudio, ModelUnavailable
@@ -235,6 +237,32 @@ def test_the_language_is_detected_on_the_window_the_decode_encodes(settings: Set
     # the same windows decoded, the same words heard, one encoding fewer per clip
     assert encodes[2:] == [n - 1 for n in encodes[:2]] and encodes[3] >= 2, encodes
     assert heard[:2] == heard[2:]
+
+
+@pytest.mark.models
+def test_a_clip_decoded_by_sampling_is_heard_the_same_in_every_process() -> None:
+    """A clip whisper finds hard is decoded again at higher temperatures by sampling;
+    two processes that transcribe the same clips hear the same words (the sampling is
+    seeded when the model loads)."""
+    clip = f"{LIBRIVOX}/sense_and_sensibility_01_austen_64kb-0880.wav"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.asr_child", clip],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    heard = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err[-2000:]
+        heard.append(json.loads(out.strip().splitlines()[-1]))
+    temperatures = [t for clip_ in heard[0] for t, _ in clip_]
+    assert max(temperatures) > 0, "no clip was decoded by sampling: nothing was tested"
+    assert heard[0] == heard[1]
 
 
 @pytest.mark.parametrize(
