@@ -4,9 +4,10 @@ and how many clips another draw of the sampled retry hears differently.
     python -m voxmem.benchmarks.asr_dev [--facts 30] [--seed 11]
 
 The clips are ``fusion_dev``'s answer sentences said by the distinct voices over its dev
-backgrounds at 10, 5 and 0 dB (no mini edition's words, voices or noise), so every
-figure here is a dev figure. Options, each with the transcriber's own settings (greedy
-first pass, word times, VAD, no previous text):
+backgrounds at 10, 5 and 0 dB: no mini edition's words or noise, but its voices (the
+distinct voices are theirs too), so every figure here is a dev figure. Options, each
+with the transcriber's own settings (greedy first pass, word times, VAD, no previous
+text):
 
 - ``sampled``: faster-whisper's default, a clip that fails its checks (compression ratio
   above 2.4, mean log-probability below -1) decoded again at temperatures 0.2 to 1.0 by
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from voxmem.benchmarks.fusion_dev import DEV_FACTS, DEV_NOISES
+from voxmem.benchmarks.probes.metrics import edit_distance
 from voxmem.benchmarks.retrieval.common import bench_settings
 from voxmem.benchmarks.synth import ClipCache, Utterance, distinct_voices, render
 
@@ -34,18 +36,11 @@ SNRS = (10.0, 5.0, 0.0)
 
 
 def word_errors(ref: str, hyp: str) -> tuple[int, int]:
-    """Word edits from ``ref`` to ``hyp`` (lower case, punctuation dropped), and the
-    reference's length."""
+    """Word edits from ``ref`` to ``hyp`` (lower case, punctuation dropped, hyphenated
+    words kept whole), and the reference's length."""
     r = re.findall(r"[a-z0-9']+", ref.lower())
     h = re.findall(r"[a-z0-9']+", hyp.lower())
-    d = np.zeros((len(r) + 1, len(h) + 1), int)
-    d[:, 0], d[0, :] = range(len(r) + 1), range(len(h) + 1)
-    for i in range(1, len(r) + 1):
-        for j in range(1, len(h) + 1):
-            d[i, j] = min(
-                d[i - 1, j] + 1, d[i, j - 1] + 1, d[i - 1, j - 1] + (r[i - 1] != h[j - 1])
-            )
-    return int(d[-1, -1]), len(r)
+    return edit_distance(r, h), len(r)
 
 
 def main() -> None:
