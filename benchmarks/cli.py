@@ -8,6 +8,7 @@ import typer
 from rich.console import Console
 
 from voxmem.benchmarks.registry import BACKENDS, RUNNERS, WORDING_ROLES, Options, get_runner
+from voxmem.benchmarks.seeds import HEADLINE, Edition, pooled
 from voxmem.errors import VoxmemError
 
 app = typer.Typer(
@@ -29,7 +30,13 @@ def run(
     out: Path = typer.Option(
         Path("reports"), "--out", help="Folder for results.json and the Markdown summary."
     ),
-    seed: int = typer.Option(0, help="Seed for generated data."),
+    seed: list[int] = typer.Option(
+        [0],
+        "--seed",
+        help="Seed for generated data. Repeat it (--seed 0 --seed 1 --seed 2) to run "
+        "inspire, voicetrace or squtr on an edition per seed and pool their figures, with "
+        "instruct's paired difference from each baseline (each run under --out/NAME/seed-S).",
+    ),
     quick: bool = typer.Option(False, "--quick", help="A small slice, for smoke runs."),
     data_dir: Path | None = typer.Option(
         None,
@@ -76,29 +83,49 @@ def run(
     if data_dir is not None and not data_dir.is_dir():
         console.print(f"[red]--data-dir {data_dir} is not a folder[/]")
         raise typer.Exit(2)
-    try:
-        report = runner.run(
-            out=out / name,
-            seed=seed,
-            quick=quick,
-            console=console,
-            data_dir=data_dir,
-            options=Options(
-                splits=split or None,
-                limit=limit,
-                retrievers=[r.strip() for r in retrievers.split(",") if r.strip()]
-                if retrievers
-                else None,
-                wordings=wordings,
-                backend=backend,
-            ),
+    seeds = list(dict.fromkeys(seed))
+    if len(seeds) > 1 and name not in HEADLINE:
+        console.print(
+            f"[red]several --seed values pool generated editions of "
+            f"{', '.join(sorted(HEADLINE))}; {name} takes one[/]"
         )
+        raise typer.Exit(2)
+    if len(seeds) > 1 and data_dir is not None:
+        console.print("[red]several --seed values pool generated editions; --data-dir is one[/]")
+        raise typer.Exit(2)
+    options = Options(
+        splits=split or None,
+        limit=limit,
+        retrievers=[r.strip() for r in retrievers.split(",") if r.strip()] if retrievers else None,
+        wordings=wordings,
+        backend=backend,
+    )
+    editions = []
+    try:
+        for s in seeds:
+            folder = out / name / f"seed-{s}" if len(seeds) > 1 else out / name
+            report = runner.run(
+                out=folder,
+                seed=s,
+                quick=quick,
+                console=console,
+                data_dir=data_dir,
+                options=options,
+            )
+            paths = report.write(folder)
+            console.print(report.table())
+            console.print("wrote " + ", ".join(str(p) for p in paths))
+            editions.append(Edition(s, report.as_dict()))
+        if len(seeds) > 1:
+            report = pooled(name, editions)
+            paths = report.write(out / name)
+            console.print(report.table())
+            for note in report.notes:
+                console.print(note)
+            console.print("wrote " + ", ".join(str(p) for p in paths))
     except VoxmemError as exc:
         console.print(f"[red]{type(exc).__name__}: {exc}[/]")
         raise typer.Exit(1) from None
-    paths = report.write(out / name)
-    console.print(report.table())
-    console.print("wrote " + ", ".join(str(p) for p in paths))
 
 
 @app.command("train-planner")

@@ -347,8 +347,11 @@ def test_quick_run_end_to_end(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # SQuTR-mini on two editions: what results.json and summary.md say is their pooled
+    # figures (its quick slice is the cheapest to run twice)
+    seeds = ["--seed", "0", "--seed", "1"] if name == "squtr" else []
     run = _bench_here(
-        name, "--quick", "--out", str(tmp_path), cache=bench_cache, monkeypatch=monkeypatch
+        name, "--quick", *seeds, "--out", str(tmp_path), cache=bench_cache, monkeypatch=monkeypatch
     )
     assert run.exit_code == 0, run.output[-3000:]
     folder = tmp_path / name
@@ -366,6 +369,18 @@ def test_quick_run_end_to_end(
         assert (folder / plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     summary = (folder / "summary.md").read_text()
     assert "instruct" in summary and "published" in summary.lower()
+    if seeds:
+        assert result["meta"]["seeds"] == [0, 1] and "2 editions" in result["edition"]
+        each = [json.loads((folder / f"seed-{s}" / "results.json").read_text()) for s in (0, 1)]
+        assert [e["meta"]["seed"] for e in each] == [0, 1]
+        # the pooled figure is the mean over both editions' queries, which are as many
+        for split in splits:
+            editions = [e["results"]["per_condition"]["instruct"][split][metric] for e in each]
+            assert per_split["instruct"][split][metric] == pytest.approx(sum(editions) / 2)
+        vs = result["results"]["vs_baselines"]["clean"]["bm25"]
+        assert vs["queries"] == 2 * each[0]["rows"][0]["queries"]
+        assert vs["interval"][0] <= vs["difference"] <= vs["interval"][1]
+        assert "instruct - bm25 nDCG@10" in summary
     # a rerun reuses the cached ingest, says so, and reports its own time (asked for
     # other pools, queries and retrievers: none of them is part of the ingest's key)
     if name == "voicetrace":

@@ -548,6 +548,18 @@ class Tally:
     def queries(self, family: str, retriever: str, group: str) -> int:
         return len(self.rows.get(family, {}).get(retriever, {}).get(group, []))
 
+    def per_query(self, family: str) -> dict[str, Any]:
+        """Every query's row of ``family`` (``rows[retriever][group]``, in the order the
+        queries ran, which is the same for every retriever), for results.json: what
+        figures pooled over several runs and paired comparisons are computed from."""
+        return {
+            "family": family,
+            "rows": {
+                r: {g: [dict(row) for row in rows] for g, rows in groups.items()}
+                for r, groups in self.rows.get(family, {}).items()
+            },
+        }
+
 
 def run(
     task: Task,

@@ -393,6 +393,7 @@ def run_squtr(
         "metrics": "trec_eval nDCG@10 (graded), MRR@10, Recall@10, MAP; scores compared as "
         "float32, ties by document id descending",
         "per_condition": results,
+        "per_query": tally.per_query("per_condition"),
         "queries without relevant documents": without_relevant,
         "nDCG@10 drop clean to 0 dB": drops,
     }

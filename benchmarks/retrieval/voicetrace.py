@@ -383,6 +383,7 @@ def run_voicetrace(
         "metrics": "VoiceTrace hit-rate R@k and single-positive NDCG@k, k in 1, 3, 5, 10; "
         "documents and queries keyed by subset and row",
         "per_pool": results,
+        "per_query": tally.per_query("per_pool"),
         "queries without positives": dict.fromkeys(pools, 0),
         "queries whose document has no turns": unheard,
     }
