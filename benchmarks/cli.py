@@ -83,7 +83,10 @@ def run(
     if data_dir is not None and not data_dir.is_dir():
         console.print(f"[red]--data-dir {data_dir} is not a folder[/]")
         raise typer.Exit(2)
-    seeds = list(dict.fromkeys(seed))
+    seeds = list(seed)
+    if len(set(seeds)) != len(seeds):
+        console.print(f"[red]--seed {' --seed '.join(map(str, seeds))}: give each seed once[/]")
+        raise typer.Exit(2)
     if len(seeds) > 1 and name not in HEADLINE:
         console.print(
             f"[red]several --seed values pool generated editions of "

@@ -127,6 +127,15 @@ class Perception:
             [t.voiceprint for t in turns],
         )
 
+    def restart_sampling(self) -> None:
+        """Start the ASR's sampled decodes afresh (``WhisperTranscriber.
+        restart_sampling``), the references' own ASR too where it has one; a transcriber
+        that does not sample has nothing to do."""
+        for asr in (self.transcriber, self.reference_transcriber):
+            restart = getattr(asr, "restart_sampling", None)
+            if restart is not None:
+                restart()
+
     def transcribe(self, audio: Audio, hotwords: str | None = None) -> Transcript:
         """ASR alone; ``hotwords`` where the transcriber declares it takes them."""
         if hotwords and getattr(self.transcriber, "supports_hotwords", False):

@@ -1,7 +1,8 @@
 """A process that transcribes a clip under loud white noise (-5 dB), which whisper
 decodes again by sampling, and prints each segment's temperature and words as JSON.
+ORDER is the noises' seeds in the order transcribed, ``r`` restarting the sampling.
 
-    python -m tests.asr_child CLIP.wav
+    python -m tests.asr_child CLIP.wav [ORDER, default 0,1]
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ if __name__ == "__main__":
     asr = factory.transcriber(Settings())
     clean = load_audio(sys.argv[1]).samples.astype(np.float32)
     out = []
-    for seed in (0, 1):
+    order = (sys.argv[2] if len(sys.argv) > 2 else "0,1").split(",")
+    for step in order:
+        if step == "r":
+            asr.restart_sampling()
+            continue
+        seed = int(step)
         noise = np.random.default_rng(seed).standard_normal(len(clean)).astype(np.float32)
         noisy = clean + np.sqrt(np.mean(clean**2) / 10 ** (-5 / 10) / np.mean(noise**2)) * noise
         # the transcriber's own options (WhisperTranscriber.transcribe), with each

@@ -243,11 +243,12 @@ def test_the_language_is_detected_on_the_window_the_decode_encodes(settings: Set
 def test_a_clip_decoded_by_sampling_is_heard_the_same_in_every_process() -> None:
     """A clip whisper finds hard is decoded again at higher temperatures by sampling;
     two processes that transcribe the same clips hear the same words (the sampling is
-    seeded when the model loads)."""
+    seeded when the model loads), and a restart of the sampling hears a clip as a fresh
+    process does, whatever was transcribed before it."""
     clip = f"{LIBRIVOX}/sense_and_sensibility_01_austen_64kb-0880.wav"
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "tests.asr_child", clip],
+            [sys.executable, "-m", "tests.asr_child", clip, "0,1,0,r,0"],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -263,6 +264,11 @@ def test_a_clip_decoded_by_sampling_is_heard_the_same_in_every_process() -> None
     temperatures = [t for clip_ in heard[0] for t, _ in clip_]
     assert max(temperatures) > 0, "no clip was decoded by sampling: nothing was tested"
     assert heard[0] == heard[1]
+    first, _, again, restarted = heard[0]
+    # the stream moved on: the same clip, heard again, is heard otherwise...
+    assert again != first
+    # ...until the sampling restarts
+    assert restarted == first
 
 
 @pytest.mark.parametrize(

@@ -373,10 +373,16 @@ def test_quick_run_end_to_end(
         assert result["meta"]["seeds"] == [0, 1] and "2 editions" in result["edition"]
         each = [json.loads((folder / f"seed-{s}" / "results.json").read_text()) for s in (0, 1)]
         assert [e["meta"]["seed"] for e in each] == [0, 1]
-        # the pooled figure is the mean over both editions' queries, which are as many
+        # the pooled figure is the mean over both editions' queries
         for split in splits:
             editions = [e["results"]["per_condition"]["instruct"][split][metric] for e in each]
-            assert per_split["instruct"][split][metric] == pytest.approx(sum(editions) / 2)
+            n = [len(e["results"]["per_query"]["keys"][split]) for e in each]
+            pooled = sum(f * k for f, k in zip(editions, n, strict=True)) / sum(n)
+            assert per_split["instruct"][split][metric] == pytest.approx(pooled)
+        # each edition's own report has its plots
+        for plot in each[0]["plots"]:
+            assert (folder / "seed-0" / plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert each[0]["plots"]
         vs = result["results"]["vs_baselines"]["clean"]["bm25"]
         assert vs["queries"] == 2 * each[0]["rows"][0]["queries"]
         assert vs["interval"][0] <= vs["difference"] <= vs["interval"][1]
@@ -629,6 +635,16 @@ def test_a_document_with_no_turns_ranks_last_and_is_reported(tmp_path: Path, fak
     assert "SilentAudio" in ingest["documents_with_no_turns"]["00005"]
     assert any("2 document(s) with no turns, ranked last: 00004" in n for n in report.notes)
     assert {r["retriever"] for r in report.rows} == set(retrievers)
+    # each query's rows: the same queries in the same order for every retriever, and
+    # their means are the split's figures
+    per_query = report.results["per_query"]
+    assert per_query["family"] == "per_split"
+    assert per_query["keys"]["VCTK"] == [f"VCTK/{q.id}" for q in load_split(folder, "VCTK").queries]
+    for r in retrievers:
+        rows = per_query["rows"][r]["VCTK"]
+        assert len(rows) == len(per_query["keys"]["VCTK"])
+        for metric, mean in report.results["per_split"][r]["VCTK"].items():
+            assert sum(row[metric] for row in rows) / len(rows) == pytest.approx(mean)
     # reopened from the cache: both rank last for every retriever
     split = load_split(folder, "VCTK")
     store = harness.ingest(

@@ -44,16 +44,18 @@ def test_the_paired_difference_and_its_interval() -> None:
     same = [np.array([0.2, 0.5, 1.0]), np.array([0.0, 0.3])]
     tie = compare(same, same, rng)
     assert tie["difference"] == 0.0 and tie["interval"] == [0.0, 0.0]
-    assert tie["editions_at_least"] == 2 and tie["verdict"] == "at least as good"
+    assert tie["editions_at_least"] == 2 and tie["verdict"] == "no clear difference"
     worse = compare([np.zeros(20)] * 3, [np.ones(20)] * 3, rng)
     assert worse["difference"] == -1.0 and worse["interval"][1] < 0
-    assert worse["editions_at_least"] == 0 and worse["verdict"] == "below"
+    assert worse["editions_at_least"] == 0 and worse["verdict"] == "worse"
+    better = compare([np.ones(20)] * 2, [np.r_[np.zeros(10), np.ones(10)]] * 2, rng)
+    assert better["interval"][0] > 0 and better["verdict"] == "better"
     # one query of 40 lost by a whole point, the rest tied: below, but the interval holds 0
     ours = [np.ones(20), np.r_[np.ones(19), 0.0]]
     close = compare(ours, [np.ones(20), np.ones(20)], rng)
     assert close["difference"] == pytest.approx(-1 / 40)
     assert close["interval"][0] < 0 <= close["interval"][1]
-    assert close["editions_at_least"] == 1 and close["verdict"].startswith("below, within")
+    assert close["editions_at_least"] == 1 and close["verdict"] == "no clear difference"
 
 
 def test_pooled_figures_are_the_mean_over_every_query_of_every_edition() -> None:
@@ -113,7 +115,7 @@ def test_the_command_runs_an_edition_per_seed_and_pools_them(
         return Report("squtr", r["edition"], ["x"], notes=r["notes"], results=r["results"])
 
     monkeypatch.setitem(registry.RUNNERS, "squtr", registry.Runner("squtr", "stand-in", fake_run))
-    args = ["run", "squtr", "--seed", "0", "--seed", "1", "--seed", "0", "--out", str(tmp_path)]
+    args = ["run", "squtr", "--seed", "0", "--seed", "1", "--out", str(tmp_path)]
     result = CliRunner().invoke(cli.app, args)
     assert result.exit_code == 0, result.output
     assert asked == [(0, tmp_path / "squtr" / "seed-0"), (1, tmp_path / "squtr" / "seed-1")]
@@ -136,6 +138,7 @@ def test_the_command_runs_an_edition_per_seed_and_pools_them(
     [
         (["run", "plans", "--seed", "0", "--seed", "1"], "plans takes one"),
         (["run", "squtr", "--seed", "0", "--seed", "1", "--data-dir", "."], "--data-dir is one"),
+        (["run", "squtr", "--seed", "3", "--seed", "3"], "give each seed once"),
     ],
 )
 def test_several_seeds_where_they_do_not_apply_is_a_usage_error(

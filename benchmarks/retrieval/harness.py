@@ -354,6 +354,12 @@ def ingest(
             f"ingesting {name}: {len(todo)} document(s), {remaining / 1e6:.1f} MB of audio"
             + (f" (resuming: {store.resumed} already stored)" if store.resumed else "")
         )
+        # the ASR's sampled decodes from the start of their seeded stream: what this
+        # ingest hears does not depend on what the process transcribed before (another
+        # seed's edition, or a split before this one that was ingested rather than
+        # cached). A resumed ingest restarts it at the document it resumes from.
+        if todo:
+            store.memory.perception.restart_sampling()
         _ingest_all(store, todo, sizes, journal, console, after_store)
     finally:
         journal.close()
@@ -531,12 +537,15 @@ def keys_in_order(segment_ids: Iterable[str], key_of: Mapping[str, str]) -> list
 
 @dataclass
 class Tally:
-    """Metric rows per family (``per_split``), retriever and group, in the order met."""
+    """Metric rows per family (``per_split``), retriever and group, in the order met,
+    and the key of the query each row scores."""
 
     rows: dict[str, dict[str, dict[str, list[Row]]]] = field(default_factory=dict)
+    keys: dict[str, dict[str, dict[str, list[str]]]] = field(default_factory=dict)
 
-    def add(self, family: str, retriever: str, group: str, row: Row) -> None:
+    def add(self, family: str, retriever: str, group: str, row: Row, key: str = "") -> None:
         self.rows.setdefault(family, {}).setdefault(retriever, {}).setdefault(group, []).append(row)
+        self.keys.setdefault(family, {}).setdefault(retriever, {}).setdefault(group, []).append(key)
 
     def means(self, family: str) -> dict[str, dict[str, dict[str, float]]]:
         """``{retriever: {group: {metric: mean}}}`` (queries without positives count)."""
@@ -549,11 +558,19 @@ class Tally:
         return len(self.rows.get(family, {}).get(retriever, {}).get(group, []))
 
     def per_query(self, family: str) -> dict[str, Any]:
-        """Every query's row of ``family`` (``rows[retriever][group]``, in the order the
-        queries ran, which is the same for every retriever), for results.json: what
-        figures pooled over several runs and paired comparisons are computed from."""
+        """Every query's row of ``family`` for results.json (``rows[retriever][group]``,
+        and ``keys[group]``, the queries' keys in the same order for every retriever):
+        what figures pooled over several runs and paired comparisons are computed from."""
+        keys: dict[str, list[str]] = {}
+        for r, groups in self.keys.get(family, {}).items():
+            for g, ks in groups.items():
+                if keys.setdefault(g, ks) != ks:
+                    raise RuntimeError(
+                        f"{family}/{g}: {r} scored other queries, or in another order"
+                    )
         return {
             "family": family,
+            "keys": keys,
             "rows": {
                 r: {g: [dict(row) for row in rows] for g, rows in groups.items()}
                 for r, groups in self.rows.get(family, {}).items()
@@ -571,6 +588,9 @@ def run(
 ) -> None:
     """Every query of ``task`` against ``store``: encoded once, ranked by each retriever,
     scored at once into ``tally``."""
+    # a reference whose quick decode runs away is transcribed in full, which may sample:
+    # from the stream's start, whether this store's ingest ran or was cached
+    store.memory.perception.restart_sampling()
     with progress(console) as bar:
         job = bar.add_task(task.label, total=len(task.asks))
         for ask in task.asks:
@@ -587,7 +607,7 @@ def run(
             for r in task.retrievers:
                 scores = document_scores(r, store, query, timer)
                 for family, group, row in task.score(r, ask, scores):
-                    tally.add(family, r, group, row)
+                    tally.add(family, r, group, row, ask.key)
             bar.advance(job)
 
 

@@ -466,7 +466,7 @@ EXPRESSO_STYLES = ("neutral", "whisper", "sad", "excited")
 MINI_BACKGROUNDS = tuple(ENV_WORDS)
 SNR_DB = 10.0
 #: bump when the generator changes, so stale editions are not reused (3: a smaller quick
-#: slice, 66 documents rather than 104; the full edition is what 2 generated)
+#: slice, 72 documents rather than 104; the full edition is what 2 generated)
 MINI_VERSION = 3
 
 
@@ -601,7 +601,7 @@ def _speaker_style(
 
 def _composite(rng: np.random.Generator, quick: bool, cache: ClipCache, phrase: Phrasing) -> Built:
     voices = [v.id for v in distinct_voices()]
-    facts = list(range(6 if quick else 24))
+    facts = list(range(8 if quick else 24))
     docs: list[_Doc] = []
     for f in facts:
         for k in range(3 if quick else 4):

@@ -11,7 +11,7 @@ import numpy as np
 
 from voxmem.audio import TARGET_RATE, Audio
 from voxmem.errors import InvalidAudio
-from voxmem.memory.encoders.base import shared_model
+from voxmem.memory.encoders.base import reload_shared_model, shared_model
 from voxmem.models import ResolvedModel
 
 
@@ -73,9 +73,24 @@ class WhisperTranscriber:
 
         #: where the weights came from
         self.resolved = model
-        self._model = shared_model("faster-whisper", model.location, load)
+        self._load = load
+        shared_model("faster-whisper", model.location, load)
         self.beam_size = beam_size
         self.language = "en" if model.variant and model.variant.endswith(".en") else language
+
+    @property
+    def _model(self) -> Any:
+        """The process's copy of the model (``restart_sampling`` replaces it)."""
+        return shared_model("faster-whisper", self.resolved.location, self._load)
+
+    def restart_sampling(self) -> None:
+        """Start the sampled decodes' random stream again from ``SAMPLING_SEED``, as in a
+        process that has just loaded the model, so what comes next is heard the same
+        whatever was transcribed before (a benchmark's ingest, whichever ingests before
+        it were fresh or cached). CTranslate2 seeds each of a model's worker threads
+        once, at its first sample, so this loads the model again (under a second) for
+        every transcriber of this process."""
+        reload_shared_model("faster-whisper", self.resolved.location, self._load)
 
     #: ``transcribe`` takes ``hotwords``: the names of known speakers, spelled as given
     supports_hotwords = True

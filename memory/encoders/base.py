@@ -27,6 +27,15 @@ def shared_model(kind: str, location: str, load: Callable[[], T]) -> T:
         return model
 
 
+def reload_shared_model(kind: str, location: str, load: Callable[[], T]) -> T:
+    """Load a model again and share the new copy from now on (calls already running
+    finish on the old one, which goes when nothing holds it)."""
+    model = load()
+    with _LOCK:
+        _MODELS[(kind, location)] = model
+    return model
+
+
 _TORCH_THREADS: int | None = None
 _THREADS_LOCK = threading.Lock()
 
