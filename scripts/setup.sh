@@ -38,9 +38,12 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   installed=1
   echo "setup: installing Python dependencies (first run takes several minutes)"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/pip install -q -r requirements/base.txt -r requirements/dev.txt
-  .venv/bin/pip install -q --no-deps -r requirements/nodeps.txt
-  .venv/bin/pip install -q --no-deps -e .
+  # --no-compile: pip would byte-compile all of the stack's 8 GB (about two of the
+  # install's minutes here); Python compiles what is imported, once, the load check
+  # below most of it
+  .venv/bin/pip install -q --no-compile -r requirements/base.txt -r requirements/dev.txt
+  .venv/bin/pip install -q --no-compile --no-deps -r requirements/nodeps.txt
+  .venv/bin/pip install -q --no-compile --no-deps -e .
   echo "$want" > "$stamp"
 fi
 
