@@ -202,7 +202,9 @@ def test_whisper_base_transcribes_real_speech_with_word_times(settings: Settings
 
 
 @pytest.mark.models
-def test_the_language_is_detected_on_the_window_the_decode_encodes(settings: Settings) -> None:
+def test_the_language_is_detected_on_the_window_the_decode_encodes(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """faster-whisper encodes a clip's first window to detect its language, then again to
     decode it; the transcriber's model encodes it once, and hears the same words."""
     from faster_whisper import WhisperModel
@@ -216,13 +218,16 @@ def test_the_language_is_detected_on_the_window_the_decode_encodes(settings: Set
     # a clip longer than a window too: each window encoded once, the first not twice
     longer = np.concatenate([samples] * (1 + int(35 * 16_000 / len(samples))))
     heard, encodes = [], []
+    # every encoding counted, however it is called (the wrapper calls the class's own)
+    calls: list[tuple[int, ...]] = []
+    encode = WhisperModel.encode
+    monkeypatch.setattr(
+        WhisperModel, "encode", lambda self, f: calls.append(f.shape) or encode(self, f)
+    )
     for wrap in (False, True):
         model = WhisperModel(location, device="cpu", compute_type="int8", local_files_only=True)
         if not model.model.is_multilingual:
             pytest.skip(f"{location} is English-only: it detects no language")
-        calls: list[tuple[int, ...]] = []
-        encode = model.encode
-        model.encode = lambda f, encode=encode, calls=calls: calls.append(f.shape) or encode(f)
         model = _one_encoding_per_window(model) if wrap else model
         for clip in (samples, longer):
             del calls[:]
@@ -665,3 +670,18 @@ print(torch.get_num_threads())
 @pytest.mark.models
 def test_the_planner_follows_the_count_the_memory_set_not_the_environment() -> None:
     assert _in_child(_PLANNER_FOLLOWS, 1) == ["3"]
+
+
+@pytest.mark.models
+def test_a_restarted_sampling_lets_the_old_model_go(settings: Settings) -> None:
+    """``restart_sampling`` loads the model again; the old copy (its weights and worker
+    threads) goes as soon as nothing holds it, not at some later full collection."""
+    import weakref
+
+    from voxmem.memory.encoders.factory import transcriber
+
+    asr = transcriber(settings)
+    old = weakref.ref(asr._model)
+    asr.restart_sampling()
+    assert asr._model is not old()
+    assert old() is None

@@ -621,6 +621,8 @@ def test_a_document_with_no_turns_ranks_last_and_is_reported(tmp_path: Path, fak
     folder = _inspire_folder(tmp_path / "inspire", extra=[_burst(), _silence()])
     out = tmp_path / "out"
     retrievers = ["random", "bm25", "dense", "speaker"]
+    restarts: list[int] = []
+    fakes.restart_sampling = lambda: restarts.append(1)
     report = run_inspire(
         out=out,
         seed=0,
@@ -631,6 +633,8 @@ def test_a_document_with_no_turns_ranks_last_and_is_reported(tmp_path: Path, fak
     )
     ingest = report.results["ingest"]["inspire-VCTK"]
     assert ingest["documents"] == 6 and ingest["no_turns"] == 2
+    # the ASR's sampling restarted before the fresh ingest and before the queries
+    assert len(restarts) == 2
     assert set(ingest["documents_with_no_turns"]) == {"00004", "00005"}
     assert "SilentAudio" in ingest["documents_with_no_turns"]["00005"]
     assert any("2 document(s) with no turns, ranked last: 00004" in n for n in report.notes)
@@ -654,7 +658,7 @@ def test_a_document_with_no_turns_ranks_last_and_is_reported(tmp_path: Path, fak
         fakes,
         Console(quiet=True),
     )
-    assert store.cached
+    assert store.cached and len(restarts) == 2  # a cached ingest hears nothing
     for r in retrievers:
         scores = harness.document_scores(r, store, Query("Find this speaker."), harness.Timer())
         assert list(scores) == [d.id for d in split.documents]

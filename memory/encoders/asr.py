@@ -11,7 +11,7 @@ import numpy as np
 
 from voxmem.audio import TARGET_RATE, Audio
 from voxmem.errors import InvalidAudio
-from voxmem.memory.encoders.base import reload_shared_model, shared_model
+from voxmem.memory.encoders.base import loaded_model, reload_shared_model, shared_model
 from voxmem.models import ResolvedModel
 
 
@@ -80,8 +80,15 @@ class WhisperTranscriber:
 
     @property
     def _model(self) -> Any:
-        """The process's copy of the model (``restart_sampling`` replaces it)."""
-        return shared_model("faster-whisper", self.resolved.location, self._load)
+        """The process's copy of the model (``restart_sampling`` replaces it); read
+        without the loading lock, so a transcription never waits for another model's
+        load."""
+        model = loaded_model("faster-whisper", self.resolved.location)
+        return (
+            model
+            if model is not None
+            else shared_model("faster-whisper", self.resolved.location, self._load)
+        )
 
     def restart_sampling(self) -> None:
         """Start the sampled decodes' random stream again from ``SAMPLING_SEED``, as in a
@@ -191,9 +198,14 @@ def _one_encoding_per_window(model: Any) -> Any:
     cores."""
     import hashlib
     import threading
+    import weakref
     from collections import OrderedDict
 
-    encode, detect = model.encode, model.detect_language
+    # the model's own methods, called on it through a weak reference: bound methods
+    # kept on the model would hold it in a cycle, and a model loaded again
+    # (``restart_sampling``) would keep its weights and threads until a full collection
+    encode, detect = type(model).encode, type(model).detect_language
+    owner = weakref.ref(model)
     kept: OrderedDict[bytes, Any] = OrderedDict()
     lock = threading.Lock()
     window = model.feature_extractor.nb_max_frames
@@ -207,7 +219,7 @@ def _one_encoding_per_window(model: Any) -> Any:
             if key in kept:
                 kept.move_to_end(key)
                 return kept[key]
-        out = encode(features)
+        out = encode(owner(), features)
         with lock:
             kept[key] = out
             while len(kept) > _ENCODINGS_KEPT:
@@ -219,7 +231,7 @@ def _one_encoding_per_window(model: Any) -> Any:
     ) -> Any:
         if audio is None and features is not None and 1 < features.shape[-1] <= window + 1:
             features = features[..., :-1]  # what the decode's window holds
-        return detect(audio=audio, features=features, **kw)
+        return detect(owner(), audio=audio, features=features, **kw)
 
     model.encode = encode_once
     model.detect_language = detect_on_decoded_frames

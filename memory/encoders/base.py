@@ -27,6 +27,11 @@ def shared_model(kind: str, location: str, load: Callable[[], T]) -> T:
         return model
 
 
+def loaded_model(kind: str, location: str) -> Any | None:
+    """The shared model if it is loaded, without waiting for a load in progress."""
+    return _MODELS.get((kind, location))
+
+
 def reload_shared_model(kind: str, location: str, load: Callable[[], T]) -> T:
     """Load a model again and share the new copy from now on (calls already running
     finish on the old one, which goes when nothing holds it)."""
