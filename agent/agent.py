@@ -50,6 +50,12 @@ from voxmem.retrievers.instruction import InstructionParser
 from voxmem.retrievers.recall import RetrievedTurn
 from voxmem.settings import Settings
 
+#: the advisory lock the checkpoint tables' migrations run under ("vxm2"; the catalog's
+#: schema lock is "vxm0", ``memory.catalog_pg.SCHEMA_LOCK``)
+CHECKPOINT_SCHEMA_LOCK = 0x76786D32
+#: how long a process waits for another's checkpoint migrations before it gives up
+CHECKPOINT_SETUP_WAIT_S = 120.0
+
 
 class PerceptionGate:
     """One model user at a time, and the reply path first: a live turn's perception
@@ -164,11 +170,10 @@ class VoiceAgent:
                 return self
             if self.settings.catalog.backend == "postgresql":
                 await self._open_postgres_checkpoints()
+                await self._set_up_postgres_checkpoints()
             else:
                 await self._open_sqlite_checkpoints()
-            await self._saver.setup()
-            if self.settings.catalog.backend == "postgresql":
-                await self._postgres_without_statistics()
+                await self._saver.setup()
             self._graph = build_graph().compile(checkpointer=self._saver)
             return self
 
@@ -203,6 +208,40 @@ class VoiceAgent:
         )
         await self._conn.open(wait=True)
         self._saver = AsyncPostgresSaver(self._conn)
+
+    async def _set_up_postgres_checkpoints(self) -> None:
+        """The checkpoint tables' migrations, one process at a time: processes started
+        together (replicas of one deployment) would otherwise run the same migration at
+        once, and all but one stop on its duplicate key. The lock is a session-level
+        advisory lock on a connection of its own (the saver's migrations take the
+        pool's), released when the connection closes whatever happens. It is tried,
+        not waited for: a process waiting inside ``pg_advisory_lock`` holds a running
+        statement, which the migrations' ``CREATE INDEX CONCURRENTLY`` waits for in
+        turn (a deadlock no timeout of the server's ends)."""
+        import psycopg
+
+        url = self.settings.catalog.url
+        assert url is not None
+        async with await psycopg.AsyncConnection.connect(
+            url.get_secret_value(), autocommit=True
+        ) as lock:
+            waited = 0.0
+            while not (
+                await (
+                    await lock.execute("SELECT pg_try_advisory_lock(%s)", (CHECKPOINT_SCHEMA_LOCK,))
+                ).fetchone()
+            )[0]:
+                if waited > CHECKPOINT_SETUP_WAIT_S:
+                    raise TimeoutError(
+                        f"another process has been setting up the dialogue checkpoint "
+                        f"tables for {CHECKPOINT_SETUP_WAIT_S:.0f} s; if none is, end the "
+                        "session holding advisory lock "
+                        f"{CHECKPOINT_SCHEMA_LOCK} (pg_locks) and start again"
+                    )
+                await asyncio.sleep(0.1)
+                waited += 0.1
+            await self._saver.setup()
+            await self._postgres_without_statistics()
 
     async def _postgres_without_statistics(self) -> None:
         """No planner statistics on the checkpoint tables' columns: ANALYZE would copy

@@ -4,6 +4,7 @@ voxmem process resumes any session)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,27 @@ def _agent(root: Path, url: str) -> tuple[VoiceAgent, object]:
     settings = memory.settings.model_copy(deep=True)
     settings.catalog = settings.catalog.model_validate({"url": url})
     return VoiceAgent(memory, settings=settings, synthesizer_=HummingSynthesizer()), asr
+
+
+async def test_agents_started_together_set_up_the_checkpoints_once(
+    tmp_path: Path, pg: PgServer
+) -> None:
+    """Replicas that start at once on an empty database: each runs the checkpoint
+    tables' migrations in turn, and none stops on a migration another just ran."""
+    url = fresh_database(pg, "agent_start_together")
+    agents = [_agent(tmp_path / f"r{i}", url)[0] for i in range(4)]
+    try:
+        await asyncio.gather(*(a.__aenter__() for a in agents))
+    finally:
+        await asyncio.gather(*(a.__aexit__(None, None, None) for a in agents))
+    with psycopg.connect(url) as conn:
+        versions = [r[0] for r in conn.execute("SELECT v FROM checkpoint_migrations").fetchall()]
+    assert versions and len(versions) == len(set(versions))
+    # and they work: a session one wrote, another reads
+    one, two = (_agent(tmp_path / f"r{i}", url)[0] for i in range(2))
+    async with one, two:
+        await one.turn("acme", "call", text="The kettle is broken.")
+        assert [h["role"] for h in await two.dialogue("acme", "call")] == ["user", "agent"]
 
 
 async def test_checkpoints_in_postgres_resume_and_forget(tmp_path: Path, pg: PgServer) -> None:
