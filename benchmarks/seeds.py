@@ -14,10 +14,10 @@ good as dense" is judged here over several editions:
   (the same query, both retrievers), pooled, with a 95 % bootstrap interval that
   resamples queries within each edition (the editions themselves are held fixed, so
   the interval is about these editions' queries, not about editions yet to be drawn;
-  with a few queries per group it is too narrow, about 91 % coverage at 6 queries in
-  each of 3 editions), and the number of editions in which ``instruct`` was at least as
-  good. The verdict reads the interval: ``better`` or ``worse`` where it excludes 0,
-  ``no clear difference`` where it holds 0.
+  with a few queries per group, as in the quick slices, it is too narrow), and the
+  number of editions in which ``instruct`` was at least as good. The verdict reads the
+  interval: ``better`` or ``worse`` where it excludes 0, ``no clear difference`` where
+  it holds 0.
 """
 
 from __future__ import annotations
