@@ -363,6 +363,9 @@ FUSIONS = ("z", "minmax", "rrf")
 
 #: ``FusionParams.asr_doubt_power`` values swept by ``--speakers``
 DOUBT_POWERS = (0.0, 1.0, 2.0, 4.0)
+#: ``FusionParams.speaker_gate`` values swept by ``--speakers`` (None: off; 0.65 is the
+#: memory's own rule for a voice being a known speaker, ``SpeakerParams.match_threshold``)
+SPEAKER_GATES = (None, 0.5, 0.65)
 #: what every voice also says in ``--speakers``, about nothing (off-topic turns that the
 #: ASR may be unsure of: they must not rise for it)
 CHATTER = (
@@ -527,7 +530,8 @@ def speakers_main(seed: int) -> None:
     that some are misheard. Each query is a
     clean clip of the answer's voice saying something else, with the plan "this
     speaker, about <the question>" given as is (no planner), and asks for the answer's
-    turn. Swept: ``FusionParams.asr_doubt_power``, against voiceprint-only and dense;
+    turn. Swept: ``FusionParams.asr_doubt_power`` (without the speaker gate) and
+    ``FusionParams.speaker_gate``, against voiceprint-only and dense;
     "chatter in top 3" counts chatter ranked in the first three, per query."""
     from voxmem.memory.perception import Perception
     from voxmem.memory.store import AudioMemory
@@ -549,6 +553,7 @@ def speakers_main(seed: int) -> None:
     rng = np.random.default_rng(seed)
     answer: dict[int, set[str]] = {}
     certainty: dict[str, list[float]] = {"answer": [], "other": []}
+    said_by: dict[str, str] = {}  # each session's voice
     for i, fact in enumerate(DEV_FACTS):
         for part, text, shift in (("a", fact[1], 0), ("q", fact[0], 4), ("r", fact[2], 7)):
             snr = STORED_SNRS[int(rng.integers(len(STORED_SNRS)))]
@@ -559,6 +564,7 @@ def speakers_main(seed: int) -> None:
                 snr_db=snr,
                 seed=4000 + 3 * i + "aqr".index(part),
             )
+            said_by[f"s{i}{part}"] = u.voice
             for seg in memory.ingest(render(u, cache), tenant="dev", session=f"s{i}{part}"):
                 probs = [w.probability for w in seg.words]
                 certainty["answer" if part == "a" else "other"].append(
@@ -577,6 +583,7 @@ def speakers_main(seed: int) -> None:
                 snr_db=snr,
                 seed=6000 + len(CHATTER) * v + c,
             )
+            said_by[f"c{v}{c}"] = voice
             for seg in memory.ingest(render(u, cache), tenant="dev", session=f"c{v}{c}"):
                 chatter.add(seg.id)
     for who, vals in certainty.items():
@@ -585,6 +592,7 @@ def speakers_main(seed: int) -> None:
             np.round(np.quantile(vals, [0.1, 0.25, 0.5, 0.75]), 3),
         )
     rows: dict[str, list[dict[str, float]]] = {}
+    voice_sims: dict[str, list[float]] = {"same voice": [], "other voices": []}
     for i, (question, _, _) in enumerate(DEV_FACTS):
         other = DEV_FACTS[(i + n // 2) % n][2]
         ref = Reference.encode(
@@ -606,13 +614,34 @@ def speakers_main(seed: int) -> None:
                 reference=ref,
                 plan=plan,
                 k=10_000,
-                params=FusionParams(asr_doubt_power=power),
+                params=FusionParams(asr_doubt_power=power, speaker_gate=None),
             )
             scored = trec_scores({t.segment.id: t.score for t in res.turns}, qrels)
             scored["chatter in top 3"] = float(sum(t.segment.id in chatter for t in res.turns[:3]))
-            rows.setdefault(f"doubt^{power:g}", []).append(scored)
+            rows.setdefault(f"doubt^{power:g}, no gate", []).append(scored)
+        for gate in SPEAKER_GATES[1:]:  # ``doubt^0, no gate`` is the gate off
+            res = recall(
+                memory,
+                "dev",
+                question,
+                reference=ref,
+                plan=plan,
+                k=10_000,
+                params=FusionParams(speaker_gate=gate),
+            )
+            scored = trec_scores({t.segment.id: t.score for t in res.turns}, qrels)
+            scored["chatter in top 3"] = float(sum(t.segment.id in chatter for t in res.turns[:3]))
+            rows.setdefault(f"gate {gate:g}", []).append(scored)
+        for t in res.turns:  # the reference's voice similarity to every turn
+            same = said_by[t.segment.session] == voices[i % nv]
+            voice_sims["same voice" if same else "other voices"].append(t.evidence["speaker"].raw)
     for name, scores in rows.items():
         _print(name, mean_scores(scores))
+    for who, sims in voice_sims.items():
+        print(
+            f"voice similarity to the reference, {who}: quantiles 5/25/50/75/95 %",
+            np.round(np.quantile(sims, [0.05, 0.25, 0.5, 0.75, 0.95]), 3),
+        )
     memory.close()
 
 

@@ -863,7 +863,8 @@ def _doubt_runs(memory: AudioMemory, pool: list, alice: np.ndarray, power: float
         plan=RetrievalPlan(content="boiler", speaker=Constraint("same")),
         pool=pool,
         k=len(pool),
-        params=FusionParams(asr_doubt_power=power),
+        # the doubt alone: the speaker gate would lift the asked-for voice's turn anyway
+        params=FusionParams(asr_doubt_power=power, speaker_gate=None),
     ).turns
     return {t.segment.id: (i, t.evidence) for i, t in enumerate(turns)}
 
@@ -945,3 +946,76 @@ def test_doubt_spares_short_turns_text_and_broken_probabilities(memory: AudioMem
     ):
         with pytest.raises(ValueError):
             FusionParams(**setting)  # type: ignore[arg-type]
+
+
+def _gate_runs(
+    memory: AudioMemory, pool: list, alice: np.ndarray, gate: float | None, speaker: str = "same"
+) -> list:
+    from voxmem.retrievers.plan import Constraint, RetrievalPlan
+    from voxmem.retrievers.recall import FusionParams
+
+    return recall(
+        memory,
+        "t",
+        "what did this speaker say about the boiler",
+        reference=Reference(tone(500), {"speaker": alice}, ""),
+        plan=RetrievalPlan(
+            content="boiler", speaker=Constraint(speaker) if speaker else Constraint()
+        ),
+        pool=pool,
+        k=len(pool),
+        params=FusionParams(speaker_gate=gate),
+    ).turns
+
+
+def test_the_speaker_gate_keeps_the_asked_for_voice_above_other_voices_on_topic(
+    memory: AudioMemory,
+) -> None:
+    """Who said what when the ASR lost the answer's topic: without the gate, other
+    voices' turns on the topic outrank the asked-for voice's misheard answer; with it,
+    every turn of a voice at least ``speaker_gate`` close to the reference's ranks
+    first, each group in the fused order, and the scores say the ranking. A plan that
+    does not ask for the reference's speaker, a gate no turn passes and one every turn
+    passes leave the ranking as it was; a gate that is not a cosine is refused."""
+    from voxmem.retrievers.recall import FusionParams
+
+    alice, bob, carol = _voice(memory, 1), _voice(memory, 2), _voice(memory, 3)
+    near = _unit(alice + 0.3 * _voice(memory, 4))  # alice on a worse line: cosine ~0.96
+    pool = _heard(
+        memory,
+        [
+            ("the oil law is making a knocking sound again", alice, 0.3),  # "the boiler..."
+            ("the boiler was serviced on monday morning", bob, 0.9),
+            ("our boiler needs a new pressure valve", carol, 0.9),
+            ("the boiler engineer charged ninety pounds", bob, 0.9),
+            ("we should paint the kitchen green this spring", near, 0.9),
+            ("the train to leeds was cancelled again today", carol, 0.9),
+            ("the library opens late on thursday evenings", bob, 0.9),
+        ],
+    )
+    ids = lambda turns: [t.segment.id for t in turns]  # noqa: E731
+    fused = _gate_runs(memory, pool, alice, None)
+    assert ids(fused).index("p0") > ids(fused).index("p1")  # the words outweigh the voice
+    gated = _gate_runs(memory, pool, alice, 0.65)
+    assert set(ids(gated)[:2]) == {"p0", "p4"}
+    inside = [i for i in ids(fused) if i in ("p0", "p4")]
+    outside = [i for i in ids(fused) if i not in ("p0", "p4")]
+    assert ids(gated) == inside + outside
+    scores = [t.score for t in gated]
+    assert scores == sorted(scores, reverse=True) and scores[1] > scores[2]
+    by_id = {t.segment.id: t for t in fused}
+    for t in gated:  # the evidence is the fusion's, untouched
+        assert t.evidence == by_id[t.segment.id].evidence
+    dave = _voice(memory, 5)  # a voice no turn has: no turn passes
+    for unchanged, plain in (
+        (_gate_runs(memory, pool, dave, 0.65), _gate_runs(memory, pool, dave, None)),
+        (_gate_runs(memory, pool, alice, -1.0), fused),  # every turn passes
+    ):
+        assert ids(unchanged) == ids(plain)
+        assert [t.score for t in unchanged] == [t.score for t in plain]
+    assert ids(_gate_runs(memory, pool, alice, 0.65, speaker="")) == ids(
+        _gate_runs(memory, pool, alice, None, speaker="")
+    )
+    for bad in (1.5, -2.0, float("nan")):
+        with pytest.raises(ValueError, match="speaker_gate"):
+            FusionParams(speaker_gate=bad)
