@@ -12,7 +12,10 @@ the mean of the attribute scores plus their minimum, so a turn that fails any
 one constraint cannot outrank one that meets them all on the same footing
 (``FusionParams.asr_doubt_power``, off by default, weakens the evidence against a
 spoken turn's content when the ASR was less sure of its words than of the other
-candidates').
+candidates'). When the plan asks for the reference clip's speaker, the voice is also
+a gate: the turns whose voiceprint is close enough to the clip's
+(``FusionParams.speaker_gate``) rank above all others, so a turn of the asked-for
+voice whose words the ASR lost is not outranked by other voices on the topic.
 Content is judged on two kinds of evidence, fused into its one score: the text
 vectors' cosine and BM25 over the transcripts (an exact rare word survives noise
 that moves a vector). Target values (``sad``, ``rain``) are scored from the stored
@@ -133,6 +136,8 @@ class Evidence:
     #: z-normalised over the candidates (with ``FusionParams.asr_doubt_power`` set,
     #: content's below 0 scaled down by how sure the ASR was of the turn's words)
     z: float
+    #: z at least ``FusionParams.matched_z``; for the speaker under the speaker gate,
+    #: inside the gate
     matched: bool
     #: the fused evidence's parts, raw: {"vector": cosine, "lexical": BM25 score}
     parts: dict[str, float] = field(default_factory=dict)
@@ -347,11 +352,14 @@ def recall(
         if doubt is not None:
             sure["content"] = doubt
     turns = _fuse(cands, columns, params, parts, sure)
-    if plan.speaker.mode == "same" and "speaker" in columns and params.speaker_gate is not None:
-        turns = _gated(turns, columns["speaker"][1], params.speaker_gate)
+    gated: set[str] = set()
+    if plan.speaker.mode == "same" and "speaker" in queries and params.speaker_gate is not None:
+        inside = _voice_cosines(cands, queries["speaker"]) >= params.speaker_gate
+        turns = _gated(turns, inside)
+        gated = {s.id for s, ok in zip(cands, inside, strict=True) if ok}
     turns.sort(key=lambda t: (-t.score, t.segment.created_at, t.segment.start))
     if plan.time.order is not None:
-        turns = _in_time_order(turns, plan.time.order)
+        turns = _in_time_order(turns, plan.time.order, gated)
     result = RecallResult(plan, turns[:k] if not documents else turns)
     if documents:
         result.documents = roll_up(turns)[:k]
@@ -378,15 +386,22 @@ def _passing(segments: Iterable[Segment], filters: Mapping[str, Any]) -> list[Se
     ]
 
 
-def _in_time_order(turns: list[RetrievedTurn], order: str) -> list[RetrievedTurn]:
+def _in_time_order(
+    turns: list[RetrievedTurn], order: str, gated: set[str] | None = None
+) -> list[RetrievedTurn]:
     """ "The first thing I said": among the turns that meet every attribute of the plan
-    (all evidence matched; every turn when none does), the earliest (or latest) first,
-    then the rest by score."""
+    (all evidence matched; when none does, every turn inside the speaker gate, ``gated``,
+    or every turn without one), the earliest (or latest) first, then the rest by
+    score."""
 
     def meets(t: RetrievedTurn) -> bool:
         return all(e.matched for e in t.evidence.values())
 
-    matched = [t for t in turns if meets(t)] or list(turns)
+    matched = (
+        [t for t in turns if meets(t)]
+        or [t for t in turns if t.segment.id in (gated or ())]
+        or list(turns)
+    )
     ids = {id(t) for t in matched}
     sign = 1.0 if order == "first" else -1.0
     matched.sort(key=lambda t: (sign * t.segment.created_at, sign * t.segment.start))
@@ -624,19 +639,35 @@ def _fuse(
     return out
 
 
-def _gated(turns: list[RetrievedTurn], voice: np.ndarray, gate: float) -> list[RetrievedTurn]:
-    """``turns`` with those whose voice similarity is at least ``gate`` lifted above the
-    rest: each keeps its fused score plus one offset, the spread of the scores, so the
-    order within each group is the fused order and the scores say the ranking."""
-    inside = voice >= gate
-    if not inside.any() or inside.all():
+def _voice_cosines(cands: Sequence[Segment], voice: np.ndarray) -> np.ndarray:
+    """Each candidate's voiceprint's cosine to ``voice`` (-1 without a usable one)."""
+    norm = float(np.linalg.norm(voice))
+    out = np.full(len(cands), -1.0)
+    for i, s in enumerate(cands):
+        v = s.vectors.get("speaker")
+        if v is None or norm == 0 or not np.all(np.isfinite(v)):
+            continue
+        n = float(np.linalg.norm(v))
+        if n > 0 and v.shape == voice.shape:
+            out[i] = float(v @ voice) / (n * norm)
+    return _finite(out)
+
+
+def _gated(turns: list[RetrievedTurn], inside: np.ndarray) -> list[RetrievedTurn]:
+    """``turns`` (in the candidates' order) with those ``inside`` the speaker gate lifted
+    above the rest: each keeps its fused score plus one offset, the spread of the
+    scores, so the order within each group is the fused order and the scores say the
+    ranking. The speaker's evidence is matched for the turns inside and only for them,
+    so what reads ``matched`` (a time order, the agent's forget) follows the gate."""
+    if "speaker" not in (turns[0].evidence if turns else {}):
         return turns
     scores = np.array([t.score for t in turns])
-    lift = float(scores.max() - scores.min()) + 1.0
-    return [
-        RetrievedTurn(t.segment, t.score + lift, t.evidence) if inside[i] else t
-        for i, t in enumerate(turns)
-    ]
+    lift = float(scores.max() - scores.min()) + 1.0 if inside.any() and not inside.all() else 0.0
+    out = []
+    for t, ok in zip(turns, inside, strict=True):
+        evidence = {**t.evidence, "speaker": replace(t.evidence["speaker"], matched=bool(ok))}
+        out.append(RetrievedTurn(t.segment, t.score + lift if ok else t.score, evidence))
+    return out
 
 
 def roll_up(turns: Sequence[RetrievedTurn]) -> list[RetrievedDocument]:

@@ -977,6 +977,7 @@ def test_the_speaker_gate_keeps_the_asked_for_voice_above_other_voices_on_topic(
     first, each group in the fused order, and the scores say the ranking. A plan that
     does not ask for the reference's speaker, a gate no turn passes and one every turn
     passes leave the ranking as it was; a gate that is not a cosine is refused."""
+    from voxmem.retrievers.plan import Constraint, RetrievalPlan, TimeWindow
     from voxmem.retrievers.recall import FusionParams
 
     alice, bob, carol = _voice(memory, 1), _voice(memory, 2), _voice(memory, 3)
@@ -985,7 +986,9 @@ def test_the_speaker_gate_keeps_the_asked_for_voice_above_other_voices_on_topic(
         memory,
         [
             ("the oil law is making a knocking sound again", alice, 0.3),  # "the boiler..."
-            ("the boiler was serviced on monday morning", bob, 0.9),
+            # not unit length (cosine ~0.3 to alice's, a dot product near 1): the gate
+            # compares cosines
+            ("the boiler was serviced on monday morning", 3.0 * bob, 0.9),
             ("our boiler needs a new pressure valve", carol, 0.9),
             ("the boiler engineer charged ninety pounds", bob, 0.9),
             ("we should paint the kitchen green this spring", near, 0.9),
@@ -1004,8 +1007,26 @@ def test_the_speaker_gate_keeps_the_asked_for_voice_above_other_voices_on_topic(
     scores = [t.score for t in gated]
     assert scores == sorted(scores, reverse=True) and scores[1] > scores[2]
     by_id = {t.segment.id: t for t in fused}
-    for t in gated:  # the evidence is the fusion's, untouched
-        assert t.evidence == by_id[t.segment.id].evidence
+    for t in gated:  # the fusion's evidence, but the voice is matched inside the gate only
+        assert t.evidence["content"] == by_id[t.segment.id].evidence["content"]
+        assert t.evidence["speaker"].matched == (t.segment.id in ("p0", "p4"))
+    # "the first thing this speaker said about the boiler": no turn meets both the voice
+    # and the topic, so the turns inside the gate come first, in the order said
+    for i, seg in enumerate(pool):
+        seg.created_at = 1000.0 + i
+    first = recall(
+        memory,
+        "t",
+        "the first thing this speaker said about the boiler",
+        reference=Reference(tone(500), {"speaker": alice}, ""),
+        plan=RetrievalPlan(
+            content="boiler", speaker=Constraint("same"), time=TimeWindow(order="first")
+        ),
+        pool=pool,
+        k=len(pool),
+        params=FusionParams(speaker_gate=0.65),
+    ).turns
+    assert ids(first)[:2] == ["p0", "p4"], ids(first)
     dave = _voice(memory, 5)  # a voice no turn has: no turn passes
     for unchanged, plain in (
         (_gate_runs(memory, pool, dave, 0.65), _gate_runs(memory, pool, dave, None)),
