@@ -421,8 +421,9 @@ def recall(
         )
         table.add_row(
             str(i),
-            # the hit's standing among the candidates (their z-scores fused): below
-            # zero is possible
+            # the hit's standing among the candidates (their z-scores fused, plus one
+            # lift for every turn of the asked-for voice under the speaker gate): a
+            # rank score, below zero is possible
             f"{hit.score:.2f}",
             names.get(seg.speaker_id or "") or seg.speaker_id or "-",
             seg.session,
