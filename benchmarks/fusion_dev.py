@@ -15,7 +15,8 @@ Sixty facts: the first twenty written with the first sweep, forty more on 2026-1
 so of its words, the rest more). Each fusion function (``FusionParams.lexical_fusion``)
 is swept with each weight. With ``--speakers`` the facts are said by several voices,
 some over noise so that the ASR mishears them, and a clip of one voice asks what that
-voice said about a fact (``FusionParams.asr_doubt_power``).
+voice said about a fact (``FusionParams.asr_doubt_power`` and
+``FusionParams.speaker_gate``).
 Role: ``dev``. No test edition is ever read here.
 """
 

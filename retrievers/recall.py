@@ -102,9 +102,11 @@ class FusionParams:
     #: voice's turn on the asked-for topic. Chosen on a dev set of its own (``python -m
     #: voxmem.benchmarks.fusion_dev --speakers``: its words and backgrounds are no mini
     #: edition's, its synthetic voices are theirs), off, 0.5 and 0.65 (the memory's rule
-    #: for a voice being a known speaker) swept: Recall@10 0.883, 0.883, 0.850; nDCG@10
-    #: 0.748, 0.761, 0.735. The same voice's turns there are at 0.52 or more in 95 % of
-    #: cases (noisy turns the lowest), other voices' at 0.59 or less (2026-12-08).
+    #: for a voice being a known speaker) swept on seeds 0 and 1: Recall@10 0.883 and
+    #: 0.883, 0.883 and 0.900, 0.850 and 0.933; nDCG@10 0.748 and 0.760, 0.761 and
+    #: 0.822, 0.735 and 0.846 (0.5 never below off). The same voice's turns there are at
+    #: 0.52 or more in 95 % of cases (noisy turns the lowest), other voices' at 0.59 or
+    #: less (2026-12-08, benchmarks/RESULTS.md).
     speaker_gate: float | None = 0.5
 
     def __post_init__(self) -> None:
