@@ -594,6 +594,11 @@ def speakers_main(seed: int) -> None:
         )
     rows: dict[str, list[dict[str, float]]] = {}
     voice_sims: dict[str, list[float]] = {"same voice": [], "other voices": []}
+    # ``doubt^0, no gate`` is the gate off
+    runs = [
+        (f"doubt^{p:g}, no gate", FusionParams(asr_doubt_power=p, speaker_gate=None))
+        for p in DOUBT_POWERS
+    ] + [(f"gate {g:g}", FusionParams(speaker_gate=g)) for g in SPEAKER_GATES[1:]]
     for i, (question, _, _) in enumerate(DEV_FACTS):
         other = DEV_FACTS[(i + n // 2) % n][2]
         ref = Reference.encode(
@@ -607,32 +612,11 @@ def speakers_main(seed: int) -> None:
                 trec_scores({t.segment.id: t.score for t in ranked}, qrels)
             )
         plan = RetrievalPlan(content=question, speaker=Constraint("same"), instruction=question)
-        for power in DOUBT_POWERS:
-            res = recall(
-                memory,
-                "dev",
-                question,
-                reference=ref,
-                plan=plan,
-                k=10_000,
-                params=FusionParams(asr_doubt_power=power, speaker_gate=None),
-            )
+        for label, params in runs:
+            res = recall(memory, "dev", question, reference=ref, plan=plan, k=10_000, params=params)
             scored = trec_scores({t.segment.id: t.score for t in res.turns}, qrels)
             scored["chatter in top 3"] = float(sum(t.segment.id in chatter for t in res.turns[:3]))
-            rows.setdefault(f"doubt^{power:g}, no gate", []).append(scored)
-        for gate in SPEAKER_GATES[1:]:  # ``doubt^0, no gate`` is the gate off
-            res = recall(
-                memory,
-                "dev",
-                question,
-                reference=ref,
-                plan=plan,
-                k=10_000,
-                params=FusionParams(speaker_gate=gate),
-            )
-            scored = trec_scores({t.segment.id: t.score for t in res.turns}, qrels)
-            scored["chatter in top 3"] = float(sum(t.segment.id in chatter for t in res.turns[:3]))
-            rows.setdefault(f"gate {gate:g}", []).append(scored)
+            rows.setdefault(label, []).append(scored)
         for t in res.turns:  # the reference's voice similarity to every turn
             same = said_by[t.segment.session] == voices[i % nv]
             voice_sims["same voice" if same else "other voices"].append(t.evidence["speaker"].raw)

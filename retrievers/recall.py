@@ -661,8 +661,6 @@ def _gated(turns: list[RetrievedTurn], inside: np.ndarray) -> list[RetrievedTurn
     scores, so the order within each group is the fused order and the scores say the
     ranking. The speaker's evidence is matched for the turns inside and only for them,
     so what reads ``matched`` (a time order, the agent's forget) follows the gate."""
-    if "speaker" not in (turns[0].evidence if turns else {}):
-        return turns
     scores = np.array([t.score for t in turns])
     lift = float(scores.max() - scores.min()) + 1.0 if inside.any() and not inside.all() else 0.0
     out = []
